@@ -1,0 +1,82 @@
+"""Shared test helpers: real fixture projects, a real DuckDB file, the real CLI."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+collect_ignore_glob = ["fixtures/*"]
+
+FIXTURES = Path(__file__).parent / "fixtures"
+REPO = Path(__file__).parent.parent
+
+
+def copy_fixture(name: str, dest: Path) -> Path:
+    """Copy ``tests/fixtures/<name>`` to ``dest`` (a fresh project folder) and return it."""
+    src = FIXTURES / name
+    target = dest / src.name
+    shutil.copytree(src, target)
+    return target
+
+
+def run_znt(
+    *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
+) -> subprocess.CompletedProcess[str]:
+    """Run the real command line in a subprocess."""
+    full_env = {**os.environ, **(env or {})}
+    full_env.pop("ZNT_PROJECT_ROOT", None) if env is None or "ZNT_PROJECT_ROOT" not in env else None
+    return subprocess.run(
+        [sys.executable, "-m", "znt", *args],
+        cwd=cwd,
+        env=full_env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+    )
+
+
+def query(root: Path, sql: str, params: list[Any] | None = None) -> list[tuple[Any, ...]]:
+    """Read the project's index directly (read-only)."""
+    import duckdb
+
+    con = duckdb.connect(str(root / ".znt" / "index.duckdb"), read_only=True)
+    try:
+        return con.execute(sql, params or []).fetchall()
+    finally:
+        con.close()
+
+
+def symbols(root: Path, file: str) -> list[tuple[Any, ...]]:
+    """(qualified_name, type, kind, start_line, end_line, role) of a file, in line order,
+    without the file's own module node."""
+    return query(
+        root,
+        "SELECT qualified_name, type, kind, start_line, end_line, role FROM symbols "
+        "WHERE file = ? AND id <> file ORDER BY start_line, start_byte",
+        [file],
+    )
+
+
+def edges(root: Path, kind: str) -> set[tuple[str, str]]:
+    return set(query(root, "SELECT src, dst FROM edges WHERE kind = ?", [kind]))
+
+
+@pytest.fixture
+def project_factory(tmp_path: Path):
+    """``project_factory("lang/python")`` -> a scanned copy of that fixture."""
+
+    def make(name: str, scan: bool = True) -> Path:
+        root = copy_fixture(name, tmp_path)
+        if scan:
+            from znt import api
+
+            api.scan(str(root))
+        return root
+
+    return make

@@ -1,0 +1,116 @@
+"""The ``znt`` command line: parse arguments, call ``znt.api``, render with ``znt.formats``.
+
+Built on click rather than Typer: Typer's import alone costs ~100 ms, which would eat most
+of the start-up budget of a one-shot search (docs/decisions/0001-click-not-typer.md).
+"""
+
+from __future__ import annotations
+
+import sys
+import traceback
+
+import click
+
+from znt import __version__
+from znt.cli.output import Settings
+from znt.errors import EXIT_FAILURE, EXIT_USAGE, ZntError
+
+EXIT_CODES_HELP = """\b
+Exit codes:
+  0  success
+  1  ran correctly, found nothing (search/similar/path) or check found violations
+  2  usage error (bad flag or value)
+  3  index missing, stale under --stale-policy error, or from an incompatible schema
+  4  symbol or file not found, or ambiguous (candidates printed; JSON "candidates")
+  5  runtime failure (I/O, provider unreachable, internal error)
+"""
+
+
+@click.group(
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+    epilog=EXIT_CODES_HELP,
+)
+@click.option(
+    "-C",
+    "--project",
+    "project",
+    metavar="PATH",
+    help="Project folder (default: nearest indexed ancestor of the current folder).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json", "jsonl"]),
+    help="Output format for every command.",
+)
+@click.option(
+    "--color", type=click.Choice(["auto", "always", "never"]), default="auto", show_default=True
+)
+@click.option("-q", "--quiet", is_flag=True, help="No progress or notices on stderr.")
+@click.option(
+    "-v", "--verbose", is_flag=True, help="More detail on stderr, tracebacks for internal errors."
+)
+@click.version_option(__version__, prog_name="znt")
+@click.pass_context
+def cli(
+    ctx: click.Context, project: str | None, fmt: str | None, color: str, quiet: bool, verbose: bool
+) -> None:
+    """Understand a codebase from one DuckDB file: symbols, a code graph and search."""
+    ctx.obj = Settings(project=project, format=fmt, color=color, quiet=quiet, verbose=verbose)
+
+
+def _register() -> None:
+    from znt.cli import inspect, scan
+
+    for module in (scan, inspect):
+        for command in module.COMMANDS:
+            cli.add_command(command)
+
+
+_register()
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Entry point: maps every outcome to the documented exit codes, never a traceback for a
+    user mistake."""
+    verbose = "-v" in (argv or sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
+    fmt_json = "json" in (argv or sys.argv[1:])
+    try:
+        cli.main(args=argv, prog_name="znt", standalone_mode=False)
+    except click.exceptions.Exit as exc:
+        sys.exit(exc.exit_code)
+    except click.exceptions.Abort:
+        click.echo("znt: aborted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        exc.show()
+        sys.exit(EXIT_USAGE if isinstance(exc, click.UsageError) else exc.exit_code)
+    except ZntError as exc:
+        if fmt_json:
+            from znt.formats import json as json_fmt
+
+            click.echo(json_fmt.render({"schema_version": 1, "error": exc.to_dict()}))
+        click.echo(f"znt: error: {exc.message}", err=True)
+        for key in ("suggestions", "candidates"):
+            values = exc.data.get(key)
+            if values:
+                click.echo(
+                    f"  {'did you mean' if key == 'suggestions' else 'candidates'}:", err=True
+                )
+                for v in values:
+                    click.echo(f"    {v}", err=True)
+        sys.exit(exc.exit_code)
+    except KeyboardInterrupt:
+        click.echo("znt: interrupted", err=True)
+        sys.exit(130)
+    except BrokenPipeError:
+        sys.stderr.close()
+        sys.exit(0)
+    except Exception as exc:
+        if verbose:
+            traceback.print_exc()
+        click.echo(
+            f"znt: internal error: {type(exc).__name__}: {exc} (run with -v for details)", err=True
+        )
+        sys.exit(EXIT_FAILURE)
+    sys.exit(0)

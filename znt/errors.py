@@ -1,0 +1,62 @@
+"""Errors that carry their exit code, so every front end reports them the same way.
+
+The CLI maps ``ZntError.exit_code`` to the process exit status (DESIGN §5); the MCP server
+maps ``ZntError.code`` to a tool error. Anything that is not a ``ZntError`` is an internal
+failure (exit 5).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+EXIT_OK = 0
+EXIT_NOTHING_FOUND = 1
+EXIT_USAGE = 2
+EXIT_INDEX = 3
+EXIT_NOT_FOUND = 4
+EXIT_FAILURE = 5
+
+
+class ZntError(Exception):
+    """A failure the user can act on; the message is shown without a traceback."""
+
+    exit_code = EXIT_FAILURE
+    code = "internal_error"
+
+    def __init__(self, message: str, **data: Any) -> None:
+        super().__init__(message)
+        self.message = message
+        self.data = data
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "message": self.message, **self.data}
+
+
+class UsageError(ZntError):
+    exit_code = EXIT_USAGE
+    code = "invalid_params"
+
+
+class IndexMissing(ZntError):
+    exit_code = EXIT_INDEX
+    code = "index_missing"
+
+
+class IndexIncompatible(ZntError):
+    exit_code = EXIT_INDEX
+    code = "index_incompatible"
+
+
+class NotFound(ZntError):
+    exit_code = EXIT_NOT_FOUND
+    code = "not_found"
+
+
+class Ambiguous(ZntError):
+    exit_code = EXIT_NOT_FOUND
+    code = "ambiguous"
+
+
+class Busy(ZntError):
+    exit_code = EXIT_FAILURE
+    code = "busy"

@@ -1,0 +1,151 @@
+"""Human-readable renderers. They take the dicts ``znt.api`` returns and never query."""
+
+from __future__ import annotations
+
+import datetime as _dt
+from typing import Any
+
+
+def _when(ts: Any) -> str:
+    if not ts:
+        return "never"
+    try:
+        return _dt.datetime.fromtimestamp(float(ts)).strftime("%Y-%m-%d %H:%M:%S")
+    except (TypeError, ValueError, OSError):
+        return str(ts)
+
+
+def _short(commit: Any) -> str:
+    return str(commit)[:12] if commit else "-"
+
+
+def scan(doc: dict[str, Any]) -> str:
+    if doc.get("mode") == "dry_run":
+        return dry_run(doc)
+    lines = []
+    mode = doc["mode"]
+    if mode == "noop":
+        head = f"Index is up to date: {doc['files_total']} files unchanged"
+    else:
+        head = (
+            f"Indexed {doc['files_total']} files ({mode}): {doc['files_parsed']} parsed, "
+            f"{doc['files_unchanged']} unchanged, {doc['files_deleted']} removed"
+        )
+    lines.append(
+        f"{head}; {doc['symbols']} symbols, {doc['edges']} edges; "
+        f"{doc['warnings']} warning{'s' if doc['warnings'] != 1 else ''}; "
+        f"{doc['duration_ms'] / 1000:.2f}s"
+    )
+    for p in doc.get("problems", [])[:20]:
+        lines.append(f"  warning: {p['path']}: {p['message']}")
+    if len(doc.get("problems", [])) > 20:
+        lines.append(f"  ... and {len(doc['problems']) - 20} more (znt logs)")
+    return "\n".join(lines)
+
+
+def dry_run(doc: dict[str, Any]) -> str:
+    d = doc["dry_run"]
+    out = [
+        f"Would index {doc['files_total']} files ({d['bytes'] / 1e6:.1f} MB) in {doc['path']}",
+        f"  {d['would_parse']} to parse (new or changed); estimated {d['estimated_seconds']}s",
+        "",
+        "By language:",
+    ]
+    out += [
+        f"  {x['language']:<12} {x['files']:>7} files  {x['bytes'] / 1e6:8.2f} MB"
+        for x in d["languages"]
+    ]
+    out += ["", "Top folders:"]
+    out += [f"  {x['folder']:<30} {x['files']:>7}" for x in d["top_folders"]]
+    out += ["", "Excluded by:"]
+    out += [f"  {x['source']:<30} {x['count']:>7}" for x in d["ignored"]] or ["  (nothing)"]
+    if d["skipped"]:
+        out += ["", "Skipped:"]
+        out += [f"  {x['path']}: {x['reason']}" for x in d["skipped"][:20]]
+    out += ["", f"Embeddings: {d['embeddings']}"]
+    return "\n".join(out)
+
+
+def status(doc: dict[str, Any]) -> str:
+    s = doc["stats"]
+    lines = [
+        f"Path:      {doc['requested_path']}",
+        f"Project:   {doc['project_root'] or '-'} (coverage: {doc['coverage']})",
+        f"Index:     {'yes' if doc['has_index'] else 'no'}   status: {doc['status']}",
+        f"Counts:    {s['files']} files, {s['declarations']} declarations, {s['functions']} functions, "
+        f"{s['members']} members, {s['dependencies']} dependencies, {s['edges']} edges",
+    ]
+    scan_info = doc.get("scan") or {}
+    if scan_info:
+        lines.append(
+            f"Last scan: {_when(scan_info.get('at'))} ({scan_info.get('mode')}, "
+            f"{scan_info.get('duration_ms')} ms, {scan_info.get('warnings')} warnings)"
+        )
+    fr = doc.get("freshness")
+    if fr:
+        lines.append(
+            f"Commit:    indexed {_short(fr.get('index_commit'))}, HEAD {_short(fr.get('head_commit'))}"
+            + ("  (HEAD moved)" if fr.get("commit_changed") else "")
+        )
+        if fr.get("stale") is not None:
+            if fr["stale"]:
+                lines.append(
+                    f"Stale:     yes - {fr['files_changed']} changed, {fr['files_added']} added, "
+                    f"{fr['files_deleted']} deleted since the scan (run `znt scan`)"
+                )
+            else:
+                lines.append("Stale:     no")
+    return "\n".join(lines)
+
+
+def outline(doc: dict[str, Any]) -> str:
+    lines = [f"[file_outline] {doc['file']} ({doc['total_symbols']} symbols)"]
+    for s in doc["symbols"]:
+        sig = s["signature"] or s["name"]
+        lines.append(
+            f"L{s['start_line']}-{s['end_line']} {s['type']}/{s['kind']} {s['qualified_name']}: {sig}"
+        )
+        if "code" in s:
+            lines.extend("    " + ln for ln in s["code"].splitlines())
+    if doc.get("file_changed_since_scan"):
+        lines.append("(note: the file changed since the last scan; run `znt scan`)")
+    return "\n".join(lines)
+
+
+def _table(title: str, data: dict[str, int]) -> list[str]:
+    if not data:
+        return [f"{title}: none"]
+    width = max(len(k) for k in data)
+    return [f"{title}:"] + [f"  {k:<{width}}  {v:>8}" for k, v in data.items()]
+
+
+def stats(doc: dict[str, Any]) -> str:
+    f, s, e = doc["files"], doc["symbols"], doc["edges"]
+    lines = [
+        f"Files: {f['total']} ({f['lines']} lines)   Symbols: {s['total']} (+{s['external']} external)   "
+        f"Edges: {e['total']}   References: {doc['references']['total']}",
+        f"Index: {doc['index']['path']} ({doc['index']['bytes'] / 1e6:.1f} MB)",
+        "",
+    ]
+    lines += _table("Files by language", f["by_language"])
+    lines += _table("Files by status", f["by_status"])
+    lines += _table("Symbols by type", s["by_type"])
+    lines += _table("Symbols by kind", s["by_kind"])
+    lines += _table("Symbols by language", s["by_language"])
+    lines += _table("Symbols by role", s["by_role"])
+    lines += _table("Edges by kind", e["by_kind"])
+    lines += _table("Edges by resolution", e["by_resolution"])
+    fr = doc.get("freshness") or {}
+    lines.append(
+        f"Last scan: {_when(fr.get('last_scan_at'))}, commit {_short(fr.get('index_commit'))}"
+    )
+    return "\n".join(lines)
+
+
+def logs(doc: dict[str, Any]) -> str:
+    if not doc["entries"]:
+        return "No log entries."
+    lines = [f"{e['time']} {e['level']:<8} {e['message']}" for e in doc["entries"]]
+    if doc.get("truncated"):
+        lines.insert(0, "(cursor out of date: showing the whole buffer)")
+    return "\n".join(lines)

@@ -1,0 +1,504 @@
+"""Turn one parsed file into rows: symbols, raw references and imports.
+
+Everything here is a pure function of (path, bytes, language), which is what makes an
+incremental scan equal to a clean one: a file's rows never depend on other files. The
+cross-file part (imports to files, calls through imports) is resolved afterwards in SQL by
+``znt.graph.resolve``.
+
+The tree-sitter query of each language (``lang/<name>.scm``) names what matters with
+captures; this module gives those captures meaning:
+
+* ``@definition.<kind>`` with ``@name``: a symbol of language kind ``<kind>``; an optional
+  ``@qualifier`` (a Go receiver, a Rust ``impl`` type) prefixes its qualified name.
+  ``@definition.scope`` with ``@name`` is a container that names its children but is not a
+  symbol itself (Rust ``impl Foo``).
+* ``@reference.call`` with ``@callee`` (or alone): a call; ``@reference.new``: a constructor
+  call; ``@reference.inherits`` / ``@reference.implements``: a base type.
+* ``@import`` with ``@import.module``, ``@import.name``, ``@import.alias``,
+  ``@import.wildcard``: one imported binding.
+* ``@local``: a name bound inside a function (parameter, assignment) that shadows outer names.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from znt.index.canonical import canonical_type, refine_kind
+from znt.index.languages import ImportRef, LanguageSpec, query_source
+from znt.index.roles import infer_role
+
+MAX_SIGNATURE = 240
+MAX_DOC = 1000
+MAX_EXPR = 200
+
+SymbolRow = tuple[Any, ...]
+RefRow = tuple[Any, ...]
+ImportRow = tuple[Any, ...]
+
+_WS = re.compile(r"\s+")
+_CALL_ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)")
+_GENERIC_ARGS = re.compile(r"<[^<>()]*>")
+_SEPARATORS = re.compile(r"::|->|\?\.|\\")
+
+
+@dataclass
+class FileFacts:
+    """What one file contributes to the index."""
+
+    module_id: str
+    module_name: str
+    symbols: list[SymbolRow] = field(default_factory=list)
+    refs: list[RefRow] = field(default_factory=list)
+    imports: list[ImportRow] = field(default_factory=list)
+    candidates: list[tuple[Any, ...]] = field(default_factory=list)
+    parse_errors: int = 0
+
+
+@dataclass
+class _Def:
+    kind: str
+    name: str
+    node: Any
+    start: int
+    end: int
+    qualifier: str | None = None
+    scope_only: bool = False
+    parent: _Def | None = None
+    qname: str = ""
+    id: str = ""
+    locals: set[str] = field(default_factory=set)
+
+    @property
+    def type(self) -> str:
+        return canonical_type(self.kind)
+
+
+def normalize_expr(text: str) -> str:
+    """Callee text in one shape for every language: dots between segments, no call
+    arguments or generic arguments, no whitespace (``$this->a::b()`` -> ``this.a.b``)."""
+    text = _WS.sub("", text)
+    for _ in range(3):
+        new = _CALL_ARGS.sub("()", text)
+        if new == text:
+            break
+        text = new
+    text = _GENERIC_ARGS.sub("", text)
+    text = _SEPARATORS.sub(".", text).replace("$", "")
+    text = text.strip(".")
+    return text[:MAX_EXPR]
+
+
+def _text(node: Any) -> str:
+    data: bytes = node.text
+    return data.decode("utf-8", "replace")
+
+
+def _collapse(text: str, limit: int) -> str:
+    text = _WS.sub(" ", text).strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+class Extractor:
+    """Holds the compiled parser and query of one grammar; reused across files."""
+
+    def __init__(self, spec: LanguageSpec, grammar: str) -> None:
+        from tree_sitter import Query, QueryCursor
+        from tree_sitter_language_pack import get_language, get_parser
+
+        self.spec = spec
+        self.language = get_language(grammar)  # type: ignore[arg-type]
+        self.parser = get_parser(grammar)  # type: ignore[arg-type]
+        self.query = Query(self.language, query_source(spec.name))
+        self._cursor_cls = QueryCursor
+
+    def extract(self, path: str, source: bytes) -> FileFacts:
+        spec = self.spec
+        tree = self.parser.parse(source)
+        root = tree.root_node
+        module_name = spec.module_name(path)
+        facts = FileFacts(module_id=path, module_name=module_name)
+        facts.parse_errors = 1 if root.has_error else 0
+
+        defs: dict[tuple[int, int], _Def] = {}
+        raw_refs: list[tuple[str, Any]] = []
+        locals_: list[Any] = []
+        imports: list[tuple[Any, ImportRef]] = []
+
+        cursor = self._cursor_cls(self.query)
+        for _pattern, caps in cursor.matches(root):
+            primary = None
+            for cap_name in caps:
+                if cap_name.startswith(("definition.", "reference.")) or cap_name == "import":
+                    primary = cap_name
+                    break
+            if primary is None:
+                if "local" in caps:
+                    locals_.extend(caps["local"])
+                continue
+            node = caps[primary][0]
+            if primary.startswith("definition."):
+                names = caps.get("name")
+                if not names:
+                    continue
+                key = (node.start_byte, node.end_byte)
+                if key in defs:
+                    continue
+                kind = primary[len("definition.") :]
+                qual = caps.get("qualifier")
+                # A wrapper (decorators, export) belongs to the definition it wraps, so
+                # references inside it (a decorator call) are attributed to that definition.
+                outer = node
+                while outer.parent is not None and outer.parent.type in spec.wrapper_types:
+                    outer = outer.parent
+                defs[key] = _Def(
+                    kind=kind,
+                    name=_text(names[0]).strip(),
+                    node=node,
+                    start=outer.start_byte,
+                    end=node.end_byte,
+                    qualifier=normalize_expr(_text(qual[0])) if qual else None,
+                    scope_only=kind == "scope",
+                )
+            elif primary == "import":
+                mod = caps.get("import.module")
+                if not mod:
+                    continue
+                name = caps.get("import.name")
+                alias = caps.get("import.alias")
+                module_text = _text(mod[0]).strip().strip("\"'`<>")
+                imports.append(
+                    (
+                        node,
+                        ImportRef(
+                            module=module_text,
+                            name="*"
+                            if "import.wildcard" in caps
+                            else (_text(name[0]).strip() if name else None),
+                            alias=_text(alias[0]).strip() if alias else None,
+                        ),
+                    )
+                )
+            else:
+                ref_kind = primary[len("reference.") :]
+                target = caps.get("callee", caps[primary])[0]
+                raw_refs.append((ref_kind, (node, target)))
+
+        ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
+        self._nest(ordered)
+        self._name(path, ordered)
+        self._assign_locals(ordered, locals_)
+        symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}
+
+        # The module node of the file: a namespace that contains its top-level symbols.
+        facts.symbols.append(self._module_row(path, module_name, root, source))
+        for d in ordered:
+            if not d.scope_only:
+                facts.symbols.append(self._symbol_row(path, d, source))
+
+        facts.refs = self._refs(path, ordered, raw_refs, symbols_by_qname, imports)
+        for node, imp in imports:
+            line = node.start_point[0] + 1
+            local = spec.local_name(imp)
+            facts.imports.append((path, line, imp.module, imp.name, imp.alias, local))
+            for prio, cand in enumerate(spec.import_candidates(path, imp)):
+                facts.candidates.append(
+                    (path, line, local, prio, cand.path, cand.mode, cand.member)
+                )
+        return facts
+
+    # -- structure ---------------------------------------------------------------------
+
+    @staticmethod
+    def _nest(ordered: list[_Def]) -> None:
+        stack: list[_Def] = []
+        for d in ordered:
+            while stack and stack[-1].end <= d.start:
+                stack.pop()
+            d.parent = stack[-1] if stack else None
+            stack.append(d)
+
+    def _name(self, path: str, ordered: list[_Def]) -> None:
+        spec = self.spec
+        seen: dict[str, int] = {}
+        for d in ordered:
+            parent = d.parent
+            if d.qualifier:
+                d.qname = f"{d.qualifier}.{d.name}"
+            elif parent is not None:
+                d.qname = f"{parent.qname}.{d.name}"
+            else:
+                d.qname = d.name
+            d.kind = refine_kind(
+                d.kind, d.name, parent.type if parent else None, spec.constructor_names
+            )
+            if d.qualifier and d.kind == "function":
+                d.kind = "method"
+            if d.scope_only:
+                continue
+            n = seen.get(d.qname, 0) + 1
+            seen[d.qname] = n
+            base_id = f"{path}::{d.qname}"
+            d.id = base_id if n == 1 else f"{base_id}#{n}"
+
+    @staticmethod
+    def _enclosing(ordered: list[_Def], pos: int) -> _Def | None:
+        """Innermost definition around byte ``pos`` (ordered by start, nested intervals)."""
+        best = None
+        lo, hi = 0, len(ordered)
+        # Binary search the last def starting at or before pos, then walk up its parents.
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if ordered[mid].start <= pos:
+                lo = mid + 1
+            else:
+                hi = mid
+        cand = ordered[lo - 1] if lo else None
+        while cand is not None:
+            if cand.start <= pos < cand.end:
+                best = cand
+                break
+            cand = cand.parent
+        return best
+
+    def _assign_locals(self, ordered: list[_Def], locals_: list[Any]) -> None:
+        for node in locals_:
+            owner = self._enclosing(ordered, node.start_byte)
+            while owner is not None and owner.type != "function":
+                owner = owner.parent if owner.type not in ("declaration", "namespace") else None
+            if owner is not None:
+                owner.locals.add(_text(node))
+
+    # -- rows --------------------------------------------------------------------------
+
+    def _module_row(self, path: str, module_name: str, root: Any, source: bytes) -> SymbolRow:
+        lines = source.count(b"\n") + (0 if source.endswith(b"\n") or not source else 1)
+        doc = self._module_doc(root)
+        return (
+            path,  # id
+            path,  # file
+            module_name.rsplit(".", 1)[-1] if module_name else path,  # name
+            module_name,  # qualified name
+            "namespace",
+            "module",
+            None,  # parent
+            1,
+            max(lines, 1),
+            0,
+            len(source),
+            "",
+            doc,
+            infer_role(self.spec, path, module_name, "namespace", "module", None, ()),
+        )
+
+    def _symbol_row(self, path: str, d: _Def, source: bytes) -> SymbolRow:
+        node = d.node
+        parent_id = path
+        p = d.parent
+        while p is not None and p.scope_only:
+            p = p.parent
+        if p is not None:
+            parent_id = p.id
+        decorators = self._decorators(node)
+        parent_role = None
+        if p is not None:
+            parent_role = infer_role(
+                self.spec, path, p.qname, p.type, p.kind, None, self._decorators(p.node)
+            )
+        return (
+            d.id,
+            path,
+            d.name,
+            d.qname,
+            d.type,
+            d.kind,
+            parent_id,
+            node.start_point[0] + 1,
+            node.end_point[0] + 1,
+            node.start_byte,
+            node.end_byte,
+            self._signature(node, source),
+            self._doc(node),
+            infer_role(self.spec, path, d.qname, d.type, d.kind, parent_role, decorators),
+        )
+
+    def _signature(self, node: Any, source: bytes) -> str:
+        body = None
+        for fname in self.spec.body_fields:
+            body = node.child_by_field_name(fname)
+            if body is not None:
+                break
+        end = body.start_byte if body is not None and body.start_byte > node.start_byte else None
+        if end is None:
+            nl = source.find(b"\n", node.start_byte, node.end_byte)
+            end = nl if nl != -1 else node.end_byte
+        text = source[node.start_byte : end].decode("utf-8", "replace")
+        return _collapse(text.rstrip().rstrip(":{").rstrip(), MAX_SIGNATURE)
+
+    def _decorators(self, node: Any) -> tuple[str, ...]:
+        parent = node.parent
+        if parent is None or parent.type not in self.spec.wrapper_types:
+            return ()
+        out = []
+        for child in parent.children:
+            if child.type in ("decorator", "annotation", "attribute"):
+                out.append(normalize_expr(_text(child).lstrip("@")))
+        return tuple(out)
+
+    def _doc(self, node: Any) -> str:
+        spec = self.spec
+        if spec.docstrings:
+            doc = _docstring(node.child_by_field_name("body"))
+            if doc:
+                return doc
+        target = node
+        while target.parent is not None and target.parent.type in spec.wrapper_types:
+            target = target.parent
+        comments: list[str] = []
+        line = target.start_point[0]
+        prev = target.prev_sibling
+        while (
+            prev is not None and prev.type in spec.comment_types and prev.end_point[0] >= line - 1
+        ):
+            comments.append(_text(prev))
+            line = prev.start_point[0]
+            prev = prev.prev_sibling
+        if not comments:
+            return ""
+        return _collapse(" ".join(_strip_comment(c) for c in reversed(comments)), MAX_DOC)
+
+    def _module_doc(self, root: Any) -> str:
+        return _docstring(root) if self.spec.docstrings else ""
+
+    # -- references --------------------------------------------------------------------
+
+    def _refs(
+        self,
+        path: str,
+        ordered: list[_Def],
+        raw_refs: list[tuple[str, Any]],
+        symbols: dict[str, _Def],
+        imports: list[tuple[Any, ImportRef]],
+    ) -> list[RefRow]:
+        spec = self.spec
+        imported = {spec.local_name(imp).split(".")[0] for _n, imp in imports}
+        rows: dict[tuple[str, str, str], list[Any]] = {}
+        for kind, (node, target) in raw_refs:
+            expr = normalize_expr(_text(target))
+            if not expr:
+                continue
+            scope = self._enclosing(ordered, node.start_byte)
+            while scope is not None and scope.scope_only:
+                scope = scope.parent
+            src: _Def | None = scope
+            if kind in ("inherits", "implements") and scope is not None:
+                # A base-class reference sits inside the class it belongs to; it is looked
+                # up from the scope around that class.
+                scope = scope.parent
+            src_id = src.id if src is not None else path
+            target_id, resolution = self._resolve_local(expr, scope, symbols, imported)
+            if resolution == "constructor" and kind != "call":
+                resolution = "same_scope"
+            key = (src_id, kind, expr)
+            row = rows.get(key)
+            if row is None:
+                rows[key] = [
+                    path,
+                    src_id,
+                    kind,
+                    expr,
+                    node.start_point[0] + 1,
+                    node.start_point[1] + 1,
+                    1,
+                    target_id,
+                    resolution,
+                ]
+            else:
+                row[6] += 1
+        return [tuple(r) for r in rows.values()]
+
+    def _resolve_local(
+        self,
+        expr: str,
+        scope: _Def | None,
+        symbols: dict[str, _Def],
+        imported: set[str],
+    ) -> tuple[str | None, str | None]:
+        """Resolve what the file alone makes certain; leave the rest to the SQL pass.
+
+        Returns ``(target_id, resolution)``; ``(None, "local")`` marks a call through a
+        local variable or parameter, which is never bound to a same-named symbol.
+        """
+        spec = self.spec
+        parts = expr.split(".")
+        head = parts[0]
+        if head in spec.self_names and len(parts) == 2:
+            cls = scope
+            while cls is not None and cls.type != "declaration":
+                cls = cls.parent
+            if cls is not None:
+                hit = symbols.get(f"{cls.qname}.{parts[1]}")
+                if hit is not None:
+                    return hit.id, "self_method"
+            return None, None
+        if len(parts) != 1:
+            # a.b(): a local variable or parameter named a shadows everything else.
+            s = scope
+            while s is not None:
+                if head in s.locals:
+                    return None, "local"
+                s = s.parent
+            return None, None
+        s = scope
+        while s is not None:
+            if head in s.locals:
+                return None, "local"
+            if s.type != "declaration" or spec.class_scope_visible:
+                hit = symbols.get(f"{s.qname}.{head}")
+                if hit is not None and hit.type in ("function", "declaration"):
+                    return hit.id, _resolution_for(hit)
+            s = s.parent
+        if head in imported:
+            return None, None
+        hit = symbols.get(head)
+        if hit is not None and hit.type in ("function", "declaration"):
+            return hit.id, _resolution_for(hit)
+        return None, None
+
+
+def _resolution_for(target: _Def) -> str:
+    return "constructor" if target.type == "declaration" else "same_scope"
+
+
+def _docstring(body: Any) -> str:
+    """The string literal that opens a body, if any (Python's docstring convention)."""
+    if body is None or not body.named_child_count:
+        return ""
+    first = body.named_children[0]
+    if first.type == "expression_statement" and first.named_child_count:
+        first = first.named_children[0]
+    if first.type != "string":
+        return ""
+    return _collapse(_strip_string(_text(first)), MAX_DOC)
+
+
+def _strip_string(text: str) -> str:
+    text = text.lstrip("rRbBuUfF")
+    for q in ('"""', "'''", '"', "'"):
+        if text.startswith(q) and text.endswith(q) and len(text) >= 2 * len(q):
+            return text[len(q) : -len(q)].strip()
+    return text
+
+
+def _strip_comment(text: str) -> str:
+    text = text.strip()
+    for prefix in ("///", "//!", "//", "#", "--", ";"):
+        if text.startswith(prefix):
+            return text[len(prefix) :].strip()
+    if text.startswith("/*"):
+        text = text[2:]
+        text = text[:-2] if text.endswith("*/") else text
+        lines = [ln.strip().lstrip("*").strip() for ln in text.splitlines()]
+        return " ".join(ln for ln in lines if ln)
+    return text

@@ -1,0 +1,38 @@
+; Python definitions, references and imports (capture conventions: docs/languages.md).
+
+(class_definition name: (identifier) @name) @definition.class
+(function_definition name: (identifier) @name) @definition.function
+
+; Module-level and class-level names bound by assignment are members.
+(module (assignment left: (identifier) @name) @definition.variable)
+(class_definition body: (block (assignment left: (identifier) @name) @definition.field))
+
+; Base classes.
+(class_definition superclasses: (argument_list (identifier) @reference.inherits))
+(class_definition superclasses: (argument_list (attribute) @reference.inherits))
+
+; Calls. The callee expression is kept as written.
+(call function: (_) @callee) @reference.call
+
+; Decorators are calls of the decorator expression.
+(decorator (identifier) @reference.call)
+(decorator (attribute) @reference.call)
+
+; Names bound locally inside functions shadow outer and imported names.
+(parameters (identifier) @local)
+(parameters (default_parameter name: (identifier) @local))
+(parameters (typed_parameter (identifier) @local))
+(parameters (typed_default_parameter name: (identifier) @local))
+(parameters (list_splat_pattern (identifier) @local))
+(parameters (dictionary_splat_pattern (identifier) @local))
+(lambda_parameters (identifier) @local)
+(block (assignment left: (identifier) @local))
+(for_statement left: (identifier) @local)
+(with_item value: (as_pattern alias: (as_pattern_target (identifier) @local)))
+
+; Imports: one match per imported name.
+(import_statement name: (dotted_name) @import.module) @import
+(import_statement name: (aliased_import name: (dotted_name) @import.module alias: (identifier) @import.alias)) @import
+(import_from_statement module_name: (_) @import.module name: (dotted_name) @import.name) @import
+(import_from_statement module_name: (_) @import.module name: (aliased_import name: (dotted_name) @import.name alias: (identifier) @import.alias)) @import
+(import_from_statement module_name: (_) @import.module (wildcard_import) @import.wildcard) @import

@@ -1,0 +1,146 @@
+"""The language registry: which files belong to which language, and where its knowledge lives.
+
+Each language is one module ``znt/index/lang/<name>.py`` holding a ``SPEC`` (extensions,
+excludes, entry points, naming conventions, how imports map to files) plus a tree-sitter
+query file ``znt/index/lang/<name>.scm`` that names definitions, references and imports with
+the capture conventions described in ``docs/languages.md``. Nothing about a particular
+language is written anywhere else.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import posixpath
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+
+LANG_DIR = Path(__file__).parent / "lang"
+
+
+def _language_modules() -> list[str]:
+    """Every module in ``lang/``: adding a language is adding its two files there."""
+    return sorted(
+        name[:-3]
+        for name in os.listdir(LANG_DIR)
+        if name.endswith(".py") and not name.startswith("_")
+    )
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A place an import may point to.
+
+    ``mode`` is ``exact`` (a path from the project root), ``dir`` (every file of a folder, as
+    a Go package) or ``suffix`` (a path that must end a project path, as a Java import).
+    ``member`` names the symbol looked up in that file, or is ``None`` when the file itself
+    is what the import binds.
+    """
+
+    path: str
+    mode: str = "exact"
+    member: str | None = None
+
+
+@dataclass(frozen=True)
+class ImportRef:
+    module: str  # the module text as written ("os.path", "./util", "fmt", ".models")
+    name: str | None  # an imported name ("join" in from os.path import join), if any
+    alias: str | None  # the local alias, if any
+
+
+def _no_candidates(_path: str, _imp: ImportRef) -> list[Candidate]:
+    return []
+
+
+def default_module_name(path: str) -> str:
+    """A file's module name when the language has no package system: its stem."""
+    stem = posixpath.basename(path)
+    return stem.rsplit(".", 1)[0] if "." in stem else stem
+
+
+def default_local_name(imp: ImportRef) -> str:
+    """The name an import binds in the importing file (alias, else name, else last segment)."""
+    if imp.alias:
+        return imp.alias
+    if imp.name:
+        return imp.name
+    return imp.module.strip("./").replace("/", ".").split(".")[-1]
+
+
+@dataclass(frozen=True)
+class LanguageSpec:
+    name: str
+    grammar: str
+    extensions: tuple[str, ...] = ()
+    filenames: tuple[str, ...] = ()
+    grammar_by_extension: dict[str, str] = field(default_factory=dict)
+    resource: bool = False
+    exclude: tuple[str, ...] = ()
+    entrypoints: tuple[str, ...] = ()
+    tests: tuple[str, ...] = ()
+    self_names: tuple[str, ...] = ()
+    constructor_names: tuple[str, ...] = ()
+    class_scope_visible: bool = False
+    docstrings: bool = False
+    comment_types: tuple[str, ...] = ("comment",)
+    wrapper_types: tuple[str, ...] = ()
+    body_fields: tuple[str, ...] = ("body",)
+    module_name: Callable[[str], str] = default_module_name
+    local_name: Callable[[ImportRef], str] = default_local_name
+    import_candidates: Callable[[str, ImportRef], list[Candidate]] = _no_candidates
+
+    def grammar_for(self, path: str) -> str:
+        ext = posixpath.splitext(path)[1].lower()
+        return self.grammar_by_extension.get(ext, self.grammar)
+
+
+@cache
+def all_languages() -> tuple[LanguageSpec, ...]:
+    specs = []
+    for mod in _language_modules():
+        specs.append(importlib.import_module(f"znt.index.lang.{mod}").SPEC)
+    return tuple(specs)
+
+
+@cache
+def _tables() -> tuple[dict[str, LanguageSpec], dict[str, LanguageSpec]]:
+    by_ext: dict[str, LanguageSpec] = {}
+    by_name: dict[str, LanguageSpec] = {}
+    for spec in all_languages():
+        for ext in spec.extensions:
+            by_ext.setdefault(ext, spec)
+        for fname in spec.filenames:
+            by_name.setdefault(fname, spec)
+    return by_ext, by_name
+
+
+def language_for(path: str) -> LanguageSpec | None:
+    """The language of a path, by file name first (``Dockerfile``), then by extension."""
+    by_ext, by_name = _tables()
+    base = posixpath.basename(path)
+    spec = by_name.get(base)
+    if spec is not None:
+        return spec
+    dot = base.rfind(".")
+    if dot <= 0:
+        return None
+    return by_ext.get(base[dot:].lower())
+
+
+def get_language(name: str) -> LanguageSpec:
+    for spec in all_languages():
+        if spec.name == name:
+            return spec
+    raise KeyError(name)
+
+
+def language_names() -> list[str]:
+    return [spec.name for spec in all_languages()]
+
+
+@cache
+def query_source(name: str) -> str:
+    return (LANG_DIR / f"{name}.scm").read_text(encoding="utf-8")

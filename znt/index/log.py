@@ -1,0 +1,120 @@
+"""The scan log: an append-only JSONL file in ``.znt/`` read with the original's cursor.
+
+There is no daemon to keep a ring buffer in memory, so the buffer is the tail of a file:
+``znt logs`` shows the last 100 entries. Each entry has an ``id`` monotonic within a
+``stream_id``; the stream is created with the index and replaced by ``scan --restart``, so a
+cursor from before a rebuild is recognised as stale (``truncated: true``).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+RING = 100
+_TRIM_AT = 2000  # rewrite the file down to the ring once it grows past this many lines
+
+
+def _read_lines(path: Path) -> list[dict[str, Any]]:
+    try:
+        raw = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except FileNotFoundError:
+        return []
+    out = []
+    for line in raw:
+        with contextlib.suppress(ValueError):
+            out.append(json.loads(line))
+    return out
+
+
+class ScanLog:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def reset(self) -> None:
+        """Start a new stream (the index was rebuilt from scratch)."""
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()
+
+    def write(self, entries: list[tuple[str, str]]) -> None:
+        """Append ``(level, message)`` entries under an exclusive lock."""
+        if not entries:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            existing = _read_lines(self.path)
+            if existing:
+                stream = existing[-1].get("stream_id") or existing[0].get("stream_id")
+                next_id = int(existing[-1].get("id", 0)) + 1
+            else:
+                stream = f"stream_{os.getpid()}_{time.time_ns()}_{uuid.uuid4().hex[:6]}"
+                next_id = 1
+            now = time.time()
+            lines = []
+            for level, message in entries:
+                lines.append(
+                    json.dumps(
+                        {
+                            "id": next_id,
+                            "stream_id": stream,
+                            "level": level,
+                            "message": message,
+                            "ts": round(now, 3),
+                            "time": time.strftime("%H:%M:%S", time.localtime(now)),
+                        },
+                        ensure_ascii=False,
+                    )
+                )
+                next_id += 1
+            if len(existing) + len(lines) > _TRIM_AT:
+                keep = [json.dumps(e, ensure_ascii=False) for e in existing[-RING:]] + lines
+                tmp = self.path.with_suffix(".tmp")
+                tmp.write_text("\n".join(keep) + "\n", encoding="utf-8")
+                os.replace(tmp, self.path)
+            else:
+                os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
+        finally:
+            os.close(fd)
+
+    def read(self, stream_id: str | None = None, after_id: int | None = None) -> dict[str, Any]:
+        """Entries in the original's cursor semantics (reference §2.10)."""
+        entries = _read_lines(self.path)
+        stream = entries[-1]["stream_id"] if entries else None
+        ring = entries[-RING:]
+        next_cursor = int(ring[-1]["id"]) if ring else 0
+        public = [{k: e[k] for k in ("id", "message", "level", "time") if k in e} for e in ring]
+        if stream_id is None and after_id is None:
+            return {
+                "stream_id": stream,
+                "entries": public,
+                "next_cursor": next_cursor,
+                "truncated": False,
+            }
+        oldest = int(ring[0]["id"]) if ring else 1
+        if (
+            stream_id != stream
+            or after_id is None
+            or after_id > next_cursor
+            or (after_id < oldest - 1)
+        ):
+            return {
+                "stream_id": stream,
+                "entries": public,
+                "next_cursor": next_cursor,
+                "truncated": True,
+            }
+        newer = [e for e in public if int(e["id"]) > after_id]
+        return {
+            "stream_id": stream,
+            "entries": newer,
+            "next_cursor": next_cursor,
+            "truncated": False,
+        }

@@ -1,0 +1,57 @@
+"""A small JSON mirror of the ``files`` table, for the paths that must not open DuckDB.
+
+A rescan that finds nothing changed (the common case in a git hook) and ``znt status``'s
+staleness check only need each file's size and mtime. Reading them from this file skips
+importing and opening DuckDB. The manifest is deleted before every index write and written
+again after the commit, both carrying the same ``generation``; if a crash lands between the
+two, there is no manifest and the next command falls back to the index itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+
+@dataclass
+class Manifest:
+    generation: str
+    fingerprint: str
+    files: dict[str, tuple[int, int, str]] = field(
+        default_factory=dict
+    )  # path -> (size, mtime, status)
+    last_scan: dict[str, Any] = field(default_factory=dict)
+
+
+def load(path: Path) -> Manifest | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return Manifest(
+            generation=data["generation"],
+            fingerprint=data["fingerprint"],
+            files={k: (int(v[0]), int(v[1]), str(v[2])) for k, v in data["files"].items()},
+            last_scan=data.get("last_scan", {}),
+        )
+    except (OSError, ValueError, KeyError, TypeError, IndexError):
+        return None
+
+
+def save(path: Path, manifest: Manifest) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    payload = {
+        "generation": manifest.generation,
+        "fingerprint": manifest.fingerprint,
+        "files": {k: list(v) for k, v in manifest.files.items()},
+        "last_scan": manifest.last_scan,
+    }
+    tmp.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def invalidate(path: Path) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        path.unlink()

@@ -1,0 +1,160 @@
+"""Read and parse changed files, in worker processes when there are many.
+
+A worker gets paths and returns plain tuples (cheap to pickle); it never touches the
+index. Every problem with one file (vanished, unreadable, binary, minified, invalid UTF-8,
+syntax errors) is reported in that file's result and never stops the scan.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from znt.index.extract import Extractor, FileFacts
+from znt.index.languages import get_language
+
+BINARY_SNIFF = 8192
+MINIFIED_LINE = 20_000  # a line this long in a code file means generated/minified content
+PARALLEL_THRESHOLD = 48  # below this many files, worker start-up costs more than it saves
+BATCH = 16
+
+
+@dataclass
+class ParsedFile:
+    path: str
+    language: str
+    size: int
+    mtime_ns: int
+    hash: str
+    lines: int
+    status: str  # ok | parse_error | skipped
+    error: str | None = None
+    warning: str | None = None
+    facts: FileFacts | None = None
+    module_name: str = ""
+
+
+@dataclass
+class ParseJob:
+    path: str
+    abspath: str
+    language: str
+    known_hash: str | None = None  # the hash in the index; equal content is not re-parsed
+
+
+@dataclass
+class _WorkerState:
+    extractors: dict[str, Extractor] = field(default_factory=dict)
+
+
+_STATE = _WorkerState()
+
+
+def content_hash(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def _extractor(language: str, path: str) -> Extractor:
+    spec = get_language(language)
+    grammar = spec.grammar_for(path)
+    ex = _STATE.extractors.get(grammar)
+    if ex is None:
+        ex = Extractor(spec, grammar)
+        _STATE.extractors[grammar] = ex
+    return ex
+
+
+def parse_one(job: ParseJob) -> ParsedFile | None:
+    """Read, hash and extract one file. ``None`` means it vanished before we read it."""
+    try:
+        with open(job.abspath, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            data = fh.read()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        return ParsedFile(
+            job.path, job.language, 0, 0, "", 0, "skipped", f"cannot read: {exc.strerror or exc}"
+        )
+    digest = content_hash(data)
+    lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
+    result = ParsedFile(job.path, job.language, st.st_size, st.st_mtime_ns, digest, lines, "ok")
+    if job.known_hash is not None and job.known_hash == digest:
+        result.status = "unchanged"
+        return result
+    if b"\0" in data[:BINARY_SNIFF]:
+        result.status, result.error = "skipped", "binary content"
+        return result
+    longest = (
+        max((len(line) for line in data.split(b"\n")), default=0)
+        if len(data) > MINIFIED_LINE
+        else 0
+    )
+    if longest > MINIFIED_LINE:
+        result.status, result.error = "skipped", f"minified or generated (a {longest}-byte line)"
+        return result
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        result.warning = f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters"
+    try:
+        ex = _extractor(job.language, job.path)
+        facts = ex.extract(job.path, data)
+    except Exception as exc:  # a grammar or query bug must not stop the scan
+        result.status, result.error = "skipped", f"extraction failed: {type(exc).__name__}: {exc}"
+        return result
+    result.facts = facts
+    result.module_name = facts.module_name
+    if facts.parse_errors:
+        result.status = "parse_error"
+        result.warning = result.warning or "syntax errors; symbols extracted where the tree allowed"
+    return result
+
+
+def _parse_batch(jobs: list[ParseJob]) -> list[ParsedFile | tuple[str, None]]:
+    out: list[ParsedFile | tuple[str, None]] = []
+    for job in jobs:
+        res = parse_one(job)
+        out.append(res if res is not None else (job.path, None))
+    return out
+
+
+def parse_files(
+    jobs: list[ParseJob],
+    workers: int | None = None,
+    on_done: Callable[[int], None] | None = None,
+) -> Iterator[ParsedFile | tuple[str, None]]:
+    """Parse ``jobs``, yielding results as they complete (the order is not the job order)."""
+    if workers is None:
+        workers = max(1, min(os.cpu_count() or 1, int(os.environ.get("ZNT_WORKERS", "0")) or 8))
+    if len(jobs) < PARALLEL_THRESHOLD or workers <= 1:
+        for job in jobs:
+            res = parse_one(job)
+            if on_done:
+                on_done(1)
+            yield res if res is not None else (job.path, None)
+        return
+    import concurrent.futures as cf
+    import multiprocessing as mp
+
+    # Big files first so that no worker is left with a giant file at the end.
+    ordered = sorted(jobs, key=lambda j: -_size(j.abspath))
+    batches = [ordered[i : i + BATCH] for i in range(0, len(ordered), BATCH)]
+    ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context("spawn")
+    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
+        futures = [pool.submit(_parse_batch, b) for b in batches]
+        for fut in cf.as_completed(futures):
+            results = fut.result()
+            if on_done:
+                on_done(len(results))
+            yield from results
+
+
+def _size(path: str) -> int:
+    try:
+        return Path(path).stat().st_size
+    except OSError:
+        return 0

@@ -1,0 +1,606 @@
+"""The scan: walk, compare, parse what changed, then write briefly.
+
+Phases follow the original (ast -> building_graph -> persisting -> tagging -> indexing ->
+completed). The expensive work (reading, parsing, extracting) happens before the index is
+opened for writing, so readers are locked out only for the final transaction:
+
+* a first scan, ``--restart``, or an index from another schema/extractor version is built
+  in a new file next to the index and moved over it with an atomic rename;
+* an incremental scan replaces the rows of changed files in one transaction.
+
+Either way a scan killed at any moment leaves the previous index or the new one. Only one
+scan runs at a time per project (``.znt/scan.lock``); a second one waits for it.
+See docs/decisions/0002-index-concurrency.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from znt import __version__
+from znt.errors import Busy, IndexIncompatible, UsageError
+from znt.gitinfo import head_commit
+from znt.index import manifest as manifest_mod
+from znt.index.languages import LANG_DIR, language_names
+from znt.index.log import ScanLog
+from znt.index.parse import ParsedFile, ParseJob, parse_files
+from znt.index.walk import WalkResult, walk
+from znt.project import Project
+from znt.settings import ProjectSettings, load_settings
+
+Progress = Callable[[str, int, int], None]
+Notice = Callable[[str], None]
+
+PHASES = ("ast", "building_graph", "persisting", "tagging", "indexing", "completed")
+MAX_PROBLEMS_SHOWN = 50
+# Bytes of source parsed per second per worker, for --dry-run's estimate (measured on sympy).
+PARSE_RATE = 1_500_000
+
+
+@dataclass
+class ScanResult:
+    scan_id: str
+    status: str
+    mode: str  # full | incremental | noop | dry_run
+    path: str
+    language: str
+    files_total: int = 0
+    files_parsed: int = 0
+    files_unchanged: int = 0
+    files_deleted: int = 0
+    files_skipped: int = 0
+    warnings: int = 0
+    problems: list[dict[str, str]] = field(default_factory=list)
+    symbols: int = 0
+    edges: int = 0
+    index_commit: str | None = None
+    started_at: float = 0.0
+    duration_ms: int = 0
+    phases_ms: dict[str, int] = field(default_factory=dict)
+    reason: str | None = None
+    dry_run: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        out = dict(self.__dict__)
+        if out["dry_run"] is None:
+            del out["dry_run"]
+        return out
+
+
+def fingerprint(settings: ProjectSettings) -> str:
+    """Anything that changes what a file's rows would be: the extractor and its queries, the
+    schema, and the project settings. A mismatch forces a full rebuild."""
+    from znt.index.store import SCHEMA_VERSION
+
+    h = hashlib.blake2b(digest_size=12)
+    h.update(f"{__version__}|{SCHEMA_VERSION}|".encode())
+    h.update(json.dumps(settings.__dict__, sort_keys=True, default=list).encode())
+    for folder in (LANG_DIR, LANG_DIR.parent):
+        for p in sorted(folder.iterdir()):
+            if p.suffix in (".scm", ".py"):
+                h.update(p.name.encode())
+                h.update(p.read_bytes())
+    return h.hexdigest()
+
+
+@contextlib.contextmanager
+def scan_lock(project: Project, notice: Notice | None, timeout: float) -> Iterator[None]:
+    project.ensure_dir()
+    fd = os.open(project.scan_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + timeout
+        told = False
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise Busy("another scan of this project is still running") from None
+                if not told and notice:
+                    notice("another scan of this project is running; waiting for it to finish")
+                    told = True
+                time.sleep(0.05)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _debug_pause(phase: str) -> None:
+    """``ZNT_DEBUG_PAUSE=phase:seconds`` stalls a scan at a phase boundary, so the
+    crash-safety and concurrency tests can kill or race a scan at a known point."""
+    spec = os.environ.get("ZNT_DEBUG_PAUSE")
+    if not spec:
+        return
+    for item in spec.split(","):
+        name, _, secs = item.partition(":")
+        if name == phase:
+            time.sleep(float(secs or "1"))
+
+
+class Scanner:
+    def __init__(
+        self,
+        project: Project,
+        *,
+        language: str | None = None,
+        restart: bool = False,
+        progress: Progress | None = None,
+        notice: Notice | None = None,
+    ) -> None:
+        if language in ("auto", ""):
+            language = None
+        if language is not None and language not in language_names():
+            raise UsageError(
+                f"unknown language {language!r}; choose auto or one of: {', '.join(language_names())}"
+            )
+        self.project = project
+        self.language = language
+        self.restart = restart
+        self.progress = progress or (lambda _p, _d, _t: None)
+        self.notice = notice or (lambda _m: None)
+        self.log = ScanLog(project.log_path)
+        self.log_entries: list[tuple[str, str]] = []
+        self.phase_ms: dict[str, int] = {}
+        self._phase_start = time.monotonic()
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _phase(self, name: str) -> None:
+        now = time.monotonic()
+        self.phase_ms[name] = int((now - self._phase_start) * 1000)
+        self._phase_start = now
+
+    def _previous(
+        self, fp: str
+    ) -> tuple[dict[str, tuple[int, int, str, str | None]] | None, str | None]:
+        """The files the index knows: path -> (size, mtime_ns, status, hash).
+
+        ``None`` means there is no usable index and the scan must build one from scratch;
+        the second value says why."""
+        from znt.index import store
+
+        if self.restart:
+            return None, "restart requested"
+        if not self.project.index_path.exists():
+            return None, None
+        try:
+            with store.open_index(self.project.index_path, read_only=True) as con:
+                meta = store.get_meta(con)
+                if meta.get("fingerprint") != fp:
+                    return None, "the extractor or project settings changed since the last scan"
+                rows = con.execute(
+                    "SELECT path, size, mtime_ns, status, hash FROM files"
+                ).fetchall()
+        except IndexIncompatible as exc:
+            self.notice(f"{exc.message.split(';')[0]}; rebuilding it")
+            return None, "index from another schema version"
+        except Busy:
+            raise
+        except Exception as exc:  # a damaged file: rebuild rather than misread it
+            return None, f"the index could not be read ({type(exc).__name__}); rebuilding it"
+        return {r[0]: (r[1], r[2], r[3], r[4]) for r in rows}, None
+
+    # -- the scan ------------------------------------------------------------------------
+
+    def dry_run(self) -> ScanResult:
+        started = time.time()
+        settings = load_settings(self.project.root)
+        found = walk(self.project.root, settings, self.language)
+        prev = manifest_mod.load(self.project.manifest_path)
+        changed = [
+            p
+            for p, e in found.files.items()
+            if prev is None or prev.files.get(p, (None, None, ""))[:2] != (e.size, e.mtime_ns)
+        ]
+        by_lang = Counter(e.language for e in found.files.values())
+        bytes_by_lang: Counter[str] = Counter()
+        folders: Counter[str] = Counter()
+        for e in found.files.values():
+            bytes_by_lang[e.language] += e.size
+            folders[e.path.split("/")[0] if "/" in e.path else "."] += 1
+        total_bytes = sum(e.size for e in found.files.values())
+        changed_bytes = sum(found.files[p].size for p in changed)
+        workers = max(1, min(os.cpu_count() or 1, 8))
+        result = self._result("dry_run", started)
+        result.files_total = len(found.files)
+        result.files_skipped = len(found.skipped)
+        result.problems = self._problem_list(found, [])
+        result.warnings = len(found.skipped) + len(found.problems)
+        result.dry_run = {
+            "languages": [
+                {"language": k, "files": v, "bytes": bytes_by_lang[k]}
+                for k, v in by_lang.most_common()
+            ],
+            "top_folders": [{"folder": k, "files": v} for k, v in folders.most_common(15)],
+            "ignored": [{"source": k, "count": v} for k, v in found.ignored.most_common()],
+            "skipped": [{"path": k, "reason": v} for k, v in sorted(found.skipped.items())],
+            "bytes": total_bytes,
+            "would_parse": len(changed),
+            "estimated_seconds": round(changed_bytes / (PARSE_RATE * workers) + 0.3, 1),
+            "embeddings": "not computed by this version (lexical index and graph only)",
+        }
+        return result
+
+    def _result(self, mode: str, started: float) -> ScanResult:
+        return ScanResult(
+            scan_id=f"scan_{time.time_ns()}",
+            status="completed",
+            mode=mode,
+            path=str(self.project.root),
+            language=self.language or "auto",
+            started_at=round(started, 3),
+        )
+
+    @staticmethod
+    def _problem_list(
+        found: WalkResult, parse_problems: list[tuple[str, str]]
+    ) -> list[dict[str, str]]:
+        items = (
+            sorted(found.problems.items()) + sorted(found.skipped.items()) + sorted(parse_problems)
+        )
+        return [{"path": p, "message": m} for p, m in items]
+
+    def run(self) -> ScanResult:
+        from znt.index.store import lock_timeout
+
+        with scan_lock(self.project, self.notice, max(lock_timeout(), 600.0)):
+            return self._run_locked()
+
+    def _run_locked(self) -> ScanResult:
+        started = time.time()
+        t0 = time.monotonic()
+        project = self.project
+        settings = load_settings(project.root)
+        fp = fingerprint(settings)
+        self.progress("ast", 0, 0)
+        found = walk(project.root, settings, self.language)
+        self._phase("walk")
+
+        prev_manifest = manifest_mod.load(project.manifest_path)
+        known: dict[str, tuple[int, int, str, str | None]] | None
+        reason = None
+        if (
+            prev_manifest is not None
+            and not self.restart
+            and prev_manifest.fingerprint == fp
+            and project.index_path.exists()
+        ):
+            known = {p: (v[0], v[1], v[2], None) for p, v in prev_manifest.files.items()}
+        else:
+            known, reason = self._previous(fp)
+        if self.language is not None and known is not None:
+            # A single-language scan leaves the other languages' files alone.
+            keep = {p for p, v in known.items() if _lang_of(p) != self.language}
+            for p in keep:
+                if p not in found.files:
+                    found.files[p] = _entry_from_known(p, known[p])
+
+        full = known is None
+        if full and reason:
+            self.notice(f"building the index from scratch: {reason}")
+        known = known or {}
+        changed = [
+            p
+            for p, e in found.files.items()
+            if p not in known or known[p][:2] != (e.size, e.mtime_ns)
+        ]
+        deleted = sorted(set(known) - set(found.files))
+        result = self._result("full" if full else "incremental", started)
+        result.reason = reason
+        result.files_total = len(found.files)
+        parse_problems: list[tuple[str, str]] = []
+
+        if not full and not changed and not deleted:
+            result.mode = "noop"
+            result.files_unchanged = len(found.files)
+            result.problems = self._problem_list(found, [])
+            result.warnings = len(result.problems)
+            result.index_commit = head_commit(project.root)
+            self._finish(result, t0, prev_manifest, fp, found, known, None)
+            return result
+
+        # Hashes are needed only for files whose stat changed; they come from the index.
+        hashes: dict[str, str | None] = {}
+        if (
+            changed
+            and not full
+            and any(known.get(p, (0, 0, "", None))[3] is None for p in changed if p in known)
+        ):
+            hashes = self._known_hashes([p for p in changed if p in known])
+        jobs = [
+            ParseJob(
+                p,
+                str(project.root / p),
+                found.files[p].language,
+                hashes.get(p, known.get(p, (0, 0, "", None))[3]) if p in known else None,
+            )
+            for p in sorted(changed)
+        ]
+
+        from znt.index.store import CsvSink
+
+        project.ensure_dir()
+        tmpdir = Path(tempfile.mkdtemp(prefix="scan-", dir=project.znt_dir))
+        sink = CsvSink(tmpdir)
+        try:
+            touched: list[tuple[str, int]] = []  # same content, new mtime
+            replaced: list[str] = []
+            vanished: list[str] = []
+            total = len(jobs)
+            done = 0
+
+            def on_done(n: int) -> None:
+                nonlocal done
+                done += n
+                self.progress("ast", done, total)
+
+            for res in parse_files(jobs, on_done=on_done):
+                if isinstance(res, tuple):
+                    vanished.append(res[0])
+                    parse_problems.append((res[0], "deleted during the scan"))
+                    continue
+                self._collect(res, sink, touched, replaced, parse_problems)
+            _debug_pause("parsed")
+            self._phase("ast")
+            result.files_parsed = len(replaced)
+            result.files_unchanged = len(found.files) - len(replaced) - len(vanished)
+            result.files_deleted = len(deleted)
+            for p in vanished:
+                found.files.pop(p, None)
+            gone = sorted(set(deleted) | set(vanished))
+            self.progress("building_graph", 0, 1)
+            generation = uuid.uuid4().hex
+            commit = head_commit(project.root)
+            meta = {
+                "fingerprint": fp,
+                "generation": generation,
+                "project_root": str(project.root),
+                "last_scan_at": str(round(started, 3)),
+                "index_commit": commit or "",
+                "znt_version": __version__,
+            }
+            manifest_mod.invalidate(project.manifest_path)
+            if full:
+                self._write_full(sink, meta)
+            else:
+                self._write_incremental(sink, meta, replaced, gone, touched)
+            self._phase("persisting")
+            result.index_commit = commit
+            result.problems = self._problem_list(found, parse_problems)
+            result.warnings = len(result.problems)
+            result.files_skipped = len(found.skipped) + sum(
+                1 for _p, m in parse_problems if not m.startswith(("syntax", "invalid"))
+            )
+            self._finish(result, t0, None, fp, found, known, generation)
+            return result
+        finally:
+            sink.close()
+            with contextlib.suppress(OSError):
+                for f in tmpdir.iterdir():
+                    f.unlink()
+                tmpdir.rmdir()
+
+    def _known_hashes(self, paths: list[str]) -> dict[str, str | None]:
+        from znt.index import store
+
+        with store.open_index(self.project.index_path, read_only=True) as con:
+            con.execute("CREATE TEMP TABLE want (path VARCHAR)")
+            con.execute("INSERT INTO want SELECT unnest(?)", [paths])
+            rows = con.execute(
+                "SELECT f.path, f.hash FROM files f JOIN want w USING (path)"
+            ).fetchall()
+        return {p: h for p, h in rows}
+
+    def _collect(
+        self,
+        res: ParsedFile,
+        sink: Any,
+        touched: list[tuple[str, int]],
+        replaced: list[str],
+        problems: list[tuple[str, str]],
+    ) -> None:
+        if res.status == "unchanged":
+            touched.append((res.path, res.mtime_ns))
+            return
+        replaced.append(res.path)
+        if res.error:
+            problems.append((res.path, res.error))
+            self.log_entries.append(("warning", f"{res.path}: {res.error}"))
+        if res.warning:
+            problems.append((res.path, res.warning))
+            self.log_entries.append(("warning", f"{res.path}: {res.warning}"))
+        directory = res.path.rsplit("/", 1)[0] if "/" in res.path else ""
+        sink.add(
+            "files",
+            [
+                (
+                    res.path,
+                    directory,
+                    res.language,
+                    res.size,
+                    res.mtime_ns,
+                    res.hash,
+                    res.lines,
+                    res.status,
+                    res.error or res.warning,
+                    res.module_name,
+                )
+            ],
+        )
+        facts = res.facts
+        if facts is None:
+            return
+        lang = res.language
+        sink.add("symbols", [(*row, lang) for row in facts.symbols])
+        sink.add("refs", facts.refs)
+        sink.add("imports", facts.imports)
+        sink.add("import_candidates", facts.candidates)
+
+    def _write_full(self, sink: Any, meta: dict[str, str]) -> None:
+        from znt.graph.resolve import rebuild_edges
+        from znt.index import store
+
+        project = self.project
+        building = project.znt_dir / f"index.building-{os.getpid()}.duckdb"
+        for stale in (building, building.with_name(building.name + ".wal")):
+            with contextlib.suppress(FileNotFoundError):
+                stale.unlink()
+        con = store.connect(building, read_only=False)
+        try:
+            store.create_schema(con)
+            con.execute("BEGIN")
+            sink.load(con)
+            self.progress("building_graph", 1, 1)
+            rebuild_edges(con)
+            store.set_meta(con, {**meta, "created_at": meta["last_scan_at"]})
+            con.execute("COMMIT")
+            self.progress("indexing", 0, 1)
+            con.execute("CHECKPOINT")
+        finally:
+            con.close()
+        _debug_pause("before_publish")
+        # A WAL left by a crashed writer belongs to the old file; it must not be replayed
+        # onto the new one.
+        with contextlib.suppress(FileNotFoundError):
+            (project.znt_dir / "index.duckdb.wal").unlink()
+        os.replace(building, project.index_path)
+        if self.restart:
+            self.log.reset()
+        self.log_entries.insert(0, ("info", f"Scanning directory: {project.root}"))
+
+    def _write_incremental(
+        self,
+        sink: Any,
+        meta: dict[str, str],
+        replaced: list[str],
+        gone: list[str],
+        touched: list[tuple[str, int]],
+    ) -> None:
+        from znt.graph.resolve import rebuild_edges
+        from znt.index import store
+
+        con = store.connect(self.project.index_path, read_only=False)
+        try:
+            store.check_schema(con)
+            con.execute("BEGIN")
+            store.delete_files(con, sorted(set(replaced) | set(gone)))
+            sink.load(con)
+            if touched:
+                con.execute("CREATE TEMP TABLE touched (path VARCHAR, mtime_ns BIGINT)")
+                con.execute(
+                    "INSERT INTO touched SELECT unnest(?), unnest(?)",
+                    [[p for p, _ in touched], [m for _, m in touched]],
+                )
+                con.execute(
+                    "UPDATE files SET mtime_ns = t.mtime_ns FROM touched t WHERE files.path = t.path"
+                )
+            self.progress("building_graph", 1, 1)
+            if replaced or gone:
+                rebuild_edges(con)
+            store.set_meta(con, meta)
+            _debug_pause("before_commit")
+            con.execute("COMMIT")
+        finally:
+            con.close()
+        for p in gone:
+            self.log_entries.append(("info", f"removed {p}"))
+
+    def _finish(
+        self,
+        result: ScanResult,
+        t0: float,
+        prev_manifest: manifest_mod.Manifest | None,
+        fp: str,
+        found: WalkResult,
+        known: dict[str, tuple[int, int, str, str | None]],
+        generation: str | None,
+    ) -> None:
+        from_db = generation is not None
+        if from_db:
+            counts, files = self._counts_and_files()
+            result.symbols, result.edges = counts
+        else:
+            assert prev_manifest is not None or known is not None
+            files = {p: (v[0], v[1], v[2]) for p, v in known.items()}
+            if prev_manifest is not None:
+                result.symbols = int(prev_manifest.last_scan.get("symbols", 0))
+                result.edges = int(prev_manifest.last_scan.get("edges", 0))
+                generation = prev_manifest.generation
+            else:
+                generation = "unknown"
+        self.progress("completed", 1, 1)
+        result.duration_ms = int((time.monotonic() - t0) * 1000)
+        result.phases_ms = dict(self.phase_ms)
+        last_scan = {
+            "scan_id": result.scan_id,
+            "mode": result.mode,
+            "at": result.started_at,
+            "duration_ms": result.duration_ms,
+            "files": result.files_total,
+            "parsed": result.files_parsed,
+            "warnings": result.warnings,
+            "symbols": result.symbols,
+            "edges": result.edges,
+            "index_commit": result.index_commit,
+        }
+        manifest_mod.save(
+            self.project.manifest_path,
+            manifest_mod.Manifest(generation or "unknown", fp, files, last_scan),
+        )
+        for p, message in found.problems.items():
+            self.log_entries.append(("warning", f"{p}: {message}"))
+        for p, message in found.skipped.items():
+            self.log_entries.append(("warning", f"{p}: skipped, {message}"))
+        if result.mode == "noop":
+            self.log_entries.append(
+                ("info", "Project unchanged, reusing cached analysis from .znt")
+            )
+        else:
+            self.log_entries.append(
+                (
+                    "success",
+                    f"Scan complete ({result.mode}): {result.files_parsed} parsed, "
+                    f"{result.files_deleted} removed, {result.files_total} files, "
+                    f"{result.symbols} symbols, {result.edges} edges, "
+                    f"{result.warnings} warnings in {result.duration_ms} ms",
+                )
+            )
+        with contextlib.suppress(OSError):
+            self.log.write(self.log_entries)
+
+    def _counts_and_files(self) -> tuple[tuple[int, int], dict[str, tuple[int, int, str]]]:
+        from znt.index import store
+
+        with store.open_index(self.project.index_path, read_only=True) as con:
+            sym = con.execute("SELECT count(*) FROM symbols WHERE file IS NOT NULL").fetchone()
+            edg = con.execute("SELECT count(*) FROM edges").fetchone()
+            rows = con.execute("SELECT path, size, mtime_ns, status FROM files").fetchall()
+        return (int(sym[0]) if sym else 0, int(edg[0]) if edg else 0), {
+            r[0]: (int(r[1] or 0), int(r[2] or 0), str(r[3])) for r in rows
+        }
+
+
+def _lang_of(path: str) -> str | None:
+    from znt.index.languages import language_for
+
+    spec = language_for(path)
+    return spec.name if spec else None
+
+
+def _entry_from_known(path: str, known: tuple[int, int, str, str | None]) -> Any:
+    from znt.index.walk import FileEntry
+
+    return FileEntry(path, known[0], known[1], _lang_of(path) or "")

@@ -1,0 +1,248 @@
+"""The DuckDB file: schema, versioning, and opening it without tripping over other processes.
+
+DuckDB's file lock is exclusive across processes: while one process has the file open
+read-write nobody else can open it, and while anyone reads, nobody can write. So no process
+keeps the index open between operations, writers hold it only for a short final
+transaction, and an opener that finds it locked waits and retries within a bound
+(``ZNT_LOCK_TIMEOUT`` seconds, default 60) instead of failing. See
+docs/decisions/0002-index-concurrency.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import csv
+import os
+import random
+import tempfile
+import time
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from znt.errors import Busy, IndexIncompatible, IndexMissing
+
+if TYPE_CHECKING:
+    import duckdb
+
+SCHEMA_VERSION = 1
+
+TABLES: dict[str, tuple[tuple[str, str], ...]] = {
+    "files": (
+        ("path", "VARCHAR"),
+        ("dir", "VARCHAR"),
+        ("language", "VARCHAR"),
+        ("size", "BIGINT"),
+        ("mtime_ns", "BIGINT"),
+        ("hash", "VARCHAR"),
+        ("lines", "INTEGER"),
+        ("status", "VARCHAR"),
+        ("error", "VARCHAR"),
+        ("module_name", "VARCHAR"),
+    ),
+    "symbols": (
+        ("id", "VARCHAR"),
+        ("file", "VARCHAR"),
+        ("name", "VARCHAR"),
+        ("qualified_name", "VARCHAR"),
+        ("type", "VARCHAR"),
+        ("kind", "VARCHAR"),
+        ("parent_id", "VARCHAR"),
+        ("start_line", "INTEGER"),
+        ("end_line", "INTEGER"),
+        ("start_byte", "INTEGER"),
+        ("end_byte", "INTEGER"),
+        ("signature", "VARCHAR"),
+        ("doc", "VARCHAR"),
+        ("role", "VARCHAR"),
+        ("language", "VARCHAR"),
+    ),
+    "refs": (
+        ("file", "VARCHAR"),
+        ("src", "VARCHAR"),
+        ("kind", "VARCHAR"),
+        ("expr", "VARCHAR"),
+        ("line", "INTEGER"),
+        ("col", "INTEGER"),
+        ("count", "INTEGER"),
+        ("target", "VARCHAR"),
+        ("resolution", "VARCHAR"),
+    ),
+    "imports": (
+        ("file", "VARCHAR"),
+        ("line", "INTEGER"),
+        ("module", "VARCHAR"),
+        ("name", "VARCHAR"),
+        ("alias", "VARCHAR"),
+        ("local", "VARCHAR"),
+    ),
+    "import_candidates": (
+        ("file", "VARCHAR"),
+        ("line", "INTEGER"),
+        ("local", "VARCHAR"),
+        ("prio", "INTEGER"),
+        ("path", "VARCHAR"),
+        ("mode", "VARCHAR"),
+        ("member", "VARCHAR"),
+    ),
+    "edges": (
+        ("src", "VARCHAR"),
+        ("dst", "VARCHAR"),
+        ("kind", "VARCHAR"),
+        ("confidence", "DOUBLE"),
+        ("resolution", "VARCHAR"),
+        ("file", "VARCHAR"),
+        ("line", "INTEGER"),
+        ("count", "INTEGER"),
+    ),
+}
+
+# Per-file tables: a file's rows are replaced as a whole when the file changes.
+FILE_TABLES = ("files", "symbols", "refs", "imports", "import_candidates")
+
+
+def lock_timeout() -> float:
+    try:
+        return float(os.environ.get("ZNT_LOCK_TIMEOUT", "60"))
+    except ValueError:
+        return 60.0
+
+
+def _is_lock_error(exc: Exception) -> bool:
+    text = str(exc)
+    return "lock" in text.lower() or "Conflicting lock" in text
+
+
+def connect(
+    path: Path, *, read_only: bool, timeout: float | None = None
+) -> duckdb.DuckDBPyConnection:
+    """Open the index, retrying while another process holds a conflicting lock."""
+    import duckdb
+
+    deadline = time.monotonic() + (lock_timeout() if timeout is None else timeout)
+    delay = 0.01
+    while True:
+        try:
+            con = duckdb.connect(str(path), read_only=read_only)
+            con.execute("SET threads TO 2")
+            return con
+        except duckdb.IOException as exc:
+            if not _is_lock_error(exc) or time.monotonic() >= deadline:
+                if _is_lock_error(exc):
+                    raise Busy(
+                        "the index is locked by another znt process; try again when it finishes"
+                    ) from None
+                raise
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 0.25)
+
+
+@contextlib.contextmanager
+def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBPyConnection]:
+    """A short-lived connection to an existing index whose schema version we understand."""
+    if not path.exists():
+        raise IndexMissing(
+            f"no index at {path.parent.parent}; run `znt scan` first", path=str(path)
+        )
+    con = connect(path, read_only=read_only)
+    try:
+        check_schema(con)
+        yield con
+    finally:
+        con.close()
+
+
+def check_schema(con: duckdb.DuckDBPyConnection) -> None:
+    try:
+        row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+    except Exception:
+        row = None
+    version = int(row[0]) if row else None
+    if version != SCHEMA_VERSION:
+        raise IndexIncompatible(
+            f"the index was written with schema version {version}, this znt reads "
+            f"{SCHEMA_VERSION}; run `znt scan --restart` to rebuild it",
+            found=version,
+            expected=SCHEMA_VERSION,
+        )
+
+
+def create_schema(con: duckdb.DuckDBPyConnection) -> None:
+    con.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
+    for table, cols in TABLES.items():
+        body = ", ".join(f"{name} {typ}" for name, typ in cols)
+        con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({body})")
+    set_meta(con, {"schema_version": str(SCHEMA_VERSION)})
+
+
+def set_meta(con: duckdb.DuckDBPyConnection, values: Mapping[str, str | None]) -> None:
+    for key, value in values.items():
+        con.execute(
+            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            [key, value],
+        )
+
+
+def get_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    return {k: v for k, v in con.execute("SELECT key, value FROM meta").fetchall()}
+
+
+class CsvSink:
+    """Collects rows per table in CSV files and loads them in one statement each.
+
+    DuckDB's CSV reader is two orders of magnitude faster than ``executemany``, and writing
+    rows as parse results arrive keeps a cold scan's memory flat. Empty strings and ``None``
+    both arrive as NULL, which the schema treats alike.
+    """
+
+    def __init__(self, tmpdir: Path) -> None:
+        self.tmpdir = tmpdir
+        self._files: dict[str, tuple[Any, Any, str]] = {}
+        self.counts: dict[str, int] = {}
+
+    def add(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
+        entry = self._files.get(table)
+        if entry is None:
+            fd, name = tempfile.mkstemp(prefix=f"{table}-", suffix=".csv", dir=self.tmpdir)
+            fh = os.fdopen(fd, "w", newline="", encoding="utf-8", errors="replace")
+            entry = (fh, csv.writer(fh), name)
+            self._files[table] = entry
+        n = 0
+        writer = entry[1]
+        for row in rows:
+            writer.writerow(row)
+            n += 1
+        self.counts[table] = self.counts.get(table, 0) + n
+
+    def load(self, con: duckdb.DuckDBPyConnection) -> None:
+        for table, (fh, _writer, name) in self._files.items():
+            fh.close()
+            if not self.counts.get(table):
+                continue
+            columns = ", ".join(f"'{n}': '{t}'" for n, t in TABLES[table])
+            con.execute(
+                f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, "
+                f"quote = '\"', escape = '\"', columns = {{{columns}}}, "
+                f"null_padding = false, strict_mode = true)",
+                [name],
+            )
+
+    def close(self) -> None:
+        for fh, _writer, name in self._files.values():
+            with contextlib.suppress(Exception):
+                fh.close()
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(name)
+        self._files.clear()
+
+
+def delete_files(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
+    """Remove every row a set of files contributed."""
+    if not paths:
+        return
+    con.execute("CREATE OR REPLACE TEMP TABLE gone (path VARCHAR)")
+    con.execute("INSERT INTO gone SELECT unnest(?)", [list(paths)])
+    for table in FILE_TABLES:
+        key = "path" if table == "files" else "file"
+        con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT path FROM gone)")
+    con.execute("DROP TABLE gone")

@@ -1,0 +1,212 @@
+"""Find the files to index: honour ignore files, default excludes and size limits.
+
+The walk only stats; it never reads a file (a rescan that changes nothing must stay cheap).
+Binary and unparsable content is detected later, when a changed file is read.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from znt.index.ignore import IgnoreLevel, first_verdict, parse_rules
+from znt.index.languages import LanguageSpec, all_languages, language_for
+from znt.settings import ProjectSettings
+
+# Folders never entered, whatever the ignore files say.
+ALWAYS_SKIPPED = frozenset({".git", ".hg", ".svn", ".znt"})
+
+# The original's global defaults plus the usual build outputs and caches (gitignore syntax).
+DEFAULT_EXCLUDES = (
+    "node_modules/",
+    "bower_components/",
+    "vendor/",
+    "third_party/",
+    "dist/",
+    "build/",
+    "out/",
+    "target/",
+    "obj/",
+    "coverage/",
+    ".github/",
+    ".idea/",
+    ".vscode/",
+    ".gradle/",
+    ".next/",
+    ".nuxt/",
+    ".cache/",
+    ".tox/",
+    ".venv/",
+    "venv/",
+    "__pycache__/",
+    ".mypy_cache/",
+    ".pytest_cache/",
+    ".ruff_cache/",
+    "*.egg-info/",
+    "*.min.js",
+    "*.min.css",
+    "*.map",
+    "*.lock",
+    "package-lock.json",
+    "pnpm-lock.yaml",
+    "*.pb.go",
+    "*_pb2.py",
+)
+
+
+@dataclass(frozen=True)
+class FileEntry:
+    path: str  # relative, with forward slashes
+    size: int
+    mtime_ns: int
+    language: str
+
+
+@dataclass
+class WalkResult:
+    files: dict[str, FileEntry] = field(default_factory=dict)
+    # Files the scan will not index, with the reason; each counts as a warning.
+    skipped: dict[str, str] = field(default_factory=dict)
+    # Problems met while walking (unreadable folders, symlink loops), path -> message.
+    problems: dict[str, str] = field(default_factory=dict)
+    # How many files and folders each ignore source excluded.
+    ignored: Counter[str] = field(default_factory=Counter)
+
+
+def _default_levels(settings: ProjectSettings) -> list[IgnoreLevel]:
+    levels = [IgnoreLevel("", parse_rules(DEFAULT_EXCLUDES, "default"))]
+    if settings.exclude:
+        levels.append(IgnoreLevel("", parse_rules(settings.exclude, "znt.yaml")))
+    return levels
+
+
+def _read_ignore(path: Path, base: str, source: str) -> IgnoreLevel | None:
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    rules = parse_rules(text.splitlines(), source)
+    return IgnoreLevel(base, rules) if rules else None
+
+
+def _language_levels(settings: ProjectSettings) -> dict[str, IgnoreLevel]:
+    out = {}
+    for spec in all_languages():
+        patterns = list(spec.exclude) + list(settings.language(spec.name).get("exclude", []))
+        if patterns:
+            out[spec.name] = IgnoreLevel("", parse_rules(patterns, f"language:{spec.name}"))
+    return out
+
+
+def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> WalkResult:
+    """All indexable files under ``root``, in a deterministic order."""
+    result = WalkResult()
+    lang_levels = _language_levels(settings)
+    max_bytes = settings.max_file_bytes
+    base_levels = _default_levels(settings)
+    info = root / ".git" / "info" / "exclude"
+    if info.is_file():
+        lvl = _read_ignore(info, "", ".git/info/exclude")
+        if lvl:
+            base_levels.append(lvl)
+
+    stack: list[tuple[str, list[IgnoreLevel]]] = [("", base_levels)]
+    while stack:
+        rel_dir, levels = stack.pop()
+        abs_dir = root / rel_dir if rel_dir else root
+        for ignore_name in (".gitignore", ".zntignore"):
+            ipath = abs_dir / ignore_name
+            if ipath.is_file():
+                src = f"{rel_dir}/{ignore_name}" if rel_dir else ignore_name
+                lvl = _read_ignore(ipath, rel_dir, src)
+                if lvl is not None:
+                    levels = [*levels, lvl]
+        try:
+            with os.scandir(abs_dir) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as exc:
+            result.problems[rel_dir or "."] = f"cannot read folder: {exc.strerror or exc}"
+            continue
+        subdirs: list[str] = []
+        for entry in entries:
+            name = entry.name
+            rel = f"{rel_dir}/{name}" if rel_dir else name
+            try:
+                is_link = entry.is_symlink()
+                if is_link:
+                    _check_symlink(entry.path, rel, result)
+                    continue
+                is_dir = entry.is_dir(follow_symlinks=False)
+            except OSError as exc:
+                result.problems[rel] = f"cannot stat: {exc.strerror or exc}"
+                continue
+            if is_dir:
+                if name in ALWAYS_SKIPPED:
+                    continue
+                rule = first_verdict(levels, rel, True)
+                if rule is not None and not rule.negated:
+                    result.ignored[rule.source] += 1
+                    continue
+                subdirs.append(rel)
+                continue
+            spec = language_for(name)
+            if spec is None or (language is not None and spec.name != language):
+                continue
+            rule = first_verdict(levels, rel, False)
+            if rule is not None and not rule.negated:
+                result.ignored[rule.source] += 1
+                continue
+            lang_rule = _language_excluded(lang_levels, spec, rel)
+            if lang_rule:
+                result.ignored[lang_rule] += 1
+                continue
+            try:
+                st = entry.stat(follow_symlinks=False)
+            except OSError as exc:
+                result.problems[rel] = f"cannot stat: {exc.strerror or exc}"
+                continue
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            if st.st_size > max_bytes:
+                result.skipped[rel] = f"larger than {max_bytes} bytes ({st.st_size})"
+                continue
+            result.files[rel] = FileEntry(rel, st.st_size, st.st_mtime_ns, spec.name)
+        for sub in reversed(subdirs):
+            stack.append((sub, levels))
+    return result
+
+
+def _language_excluded(levels: dict[str, IgnoreLevel], spec: LanguageSpec, rel: str) -> str | None:
+    level = levels.get(spec.name)
+    if level is None:
+        return None
+    # Language excludes name folders (``vendor/``) as well as files: test every ancestor.
+    parts = rel.split("/")
+    for i in range(1, len(parts)):
+        rule = level.match("/".join(parts[:i]), True)
+        if rule is not None and not rule.negated:
+            return rule.source
+    rule = level.match(rel, False)
+    if rule is not None and not rule.negated:
+        return rule.source
+    return None
+
+
+def _check_symlink(path: str, rel: str, result: WalkResult) -> None:
+    """Symlinks are not followed (no loops, no files outside the project, no duplicates),
+    but a broken or looping one is reported."""
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            result.problems[rel] = "symlink loop"
+        elif exc.errno == errno.ENOENT:
+            result.problems[rel] = "broken symlink"
+        else:
+            result.problems[rel] = f"cannot follow symlink: {exc.strerror or exc}"
+        return
+    result.ignored["symlink (not followed)"] += 1

@@ -1,0 +1,80 @@
+"""Where a project lives and where its index files are.
+
+The project root is where ``znt scan`` ran, or the nearest ancestor holding ``.znt/``
+(DESIGN §3). Everything znt writes for a project stays in ``<root>/.znt/``.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+
+from znt.errors import UsageError
+
+INDEX_DIR = ".znt"
+CONFIG_FILE = "znt.yaml"
+
+
+@dataclass(frozen=True)
+class Project:
+    root: Path
+
+    @property
+    def znt_dir(self) -> Path:
+        return self.root / INDEX_DIR
+
+    @property
+    def index_path(self) -> Path:
+        return self.znt_dir / "index.duckdb"
+
+    @property
+    def scan_lock_path(self) -> Path:
+        return self.znt_dir / "scan.lock"
+
+    @property
+    def log_path(self) -> Path:
+        return self.znt_dir / "log.jsonl"
+
+    @property
+    def manifest_path(self) -> Path:
+        return self.znt_dir / "manifest.json"
+
+    @property
+    def config_path(self) -> Path:
+        return self.root / CONFIG_FILE
+
+    def ensure_dir(self) -> None:
+        """Create ``.znt/`` with a ``.gitignore`` of ``*`` so the index is never committed."""
+        self.znt_dir.mkdir(parents=True, exist_ok=True)
+        ignore = self.znt_dir / ".gitignore"
+        if not ignore.exists():
+            ignore.write_text("*\n", encoding="utf-8")
+
+
+def find_root(start: Path) -> Path | None:
+    """The nearest ancestor of ``start`` (itself included) that holds ``.znt/``."""
+    for candidate in (start, *start.parents):
+        if (candidate / INDEX_DIR).is_dir():
+            return candidate
+    return None
+
+
+def resolve_project(path: str | os.PathLike[str] | None = None, *, exact: bool = False) -> Project:
+    """Pick the project for a command.
+
+    ``path`` (``-C``) wins, then ``ZNT_PROJECT_ROOT``, then the current directory. From there
+    we walk up to the nearest indexed ancestor, so commands work from a subfolder; with
+    ``exact`` (``znt scan PATH``) the folder itself is the project.
+    """
+    raw = path if path is not None else os.environ.get("ZNT_PROJECT_ROOT") or os.getcwd()
+    start = Path(raw).expanduser()
+    if not start.exists():
+        raise UsageError(f"path does not exist: {raw}")
+    start = start.resolve()
+    if not start.is_dir():
+        raise UsageError(f"not a directory: {raw}")
+    if exact:
+        return Project(start)
+    root = find_root(start)
+    return Project(root if root is not None else start)

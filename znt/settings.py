@@ -1,0 +1,63 @@
+"""Project settings from the committed ``znt.yaml`` at the project root.
+
+This file is what CI needs to reproduce a scan (excludes, entry points, limits); the
+embedding provider is a user setting and lives elsewhere. A missing file means defaults; a
+malformed one is a usage error that names the problem, never a traceback.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from znt.errors import UsageError
+
+DEFAULT_MAX_FILE_BYTES = 1_000_000
+
+_KNOWN_KEYS = {"exclude", "languages", "max_file_bytes", "entrypoints"}
+_KNOWN_LANGUAGE_KEYS = {"exclude", "entrypoints", "tests"}
+
+
+@dataclass(frozen=True)
+class ProjectSettings:
+    exclude: tuple[str, ...] = ()
+    max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
+    languages: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+
+    def language(self, name: str) -> dict[str, list[str]]:
+        return self.languages.get(name, {})
+
+
+def load_settings(root: Path) -> ProjectSettings:
+    path = root / "znt.yaml"
+    if not path.is_file():
+        return ProjectSettings()
+    import yaml
+
+    try:
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise UsageError(f"cannot read {path.name}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path.name}: expected a mapping at the top level")
+    unknown = set(data) - _KNOWN_KEYS
+    if unknown:
+        raise UsageError(
+            f"{path.name}: unknown keys {sorted(unknown)}; known: {sorted(_KNOWN_KEYS)}"
+        )
+    exclude = data.get("exclude") or []
+    if not isinstance(exclude, list) or not all(isinstance(x, str) for x in exclude):
+        raise UsageError(f"{path.name}: 'exclude' must be a list of patterns")
+    max_bytes = data.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
+    if not isinstance(max_bytes, int) or max_bytes <= 0:
+        raise UsageError(f"{path.name}: 'max_file_bytes' must be a positive integer")
+    languages: dict[str, dict[str, list[str]]] = {}
+    for name, section in (data.get("languages") or {}).items():
+        if not isinstance(section, dict):
+            raise UsageError(f"{path.name}: languages.{name} must be a mapping")
+        bad = set(section) - _KNOWN_LANGUAGE_KEYS
+        if bad:
+            raise UsageError(f"{path.name}: languages.{name}: unknown keys {sorted(bad)}")
+        languages[str(name)] = {k: [str(x) for x in (v or [])] for k, v in section.items()}
+    return ProjectSettings(tuple(exclude), max_bytes, languages)
