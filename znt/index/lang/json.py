@@ -1,0 +1,12 @@
+"""JSON: the keys of the top-level object."""
+
+from __future__ import annotations
+
+from znt.index.languages import LanguageSpec
+
+SPEC = LanguageSpec(
+    name="json",
+    grammar="json",
+    extensions=(".json",),
+    resource=True,
+)
