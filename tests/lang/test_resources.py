@@ -1,10 +1,8 @@
 """Resource files (markdown, YAML, JSON, TOML, SQL, proto, Dockerfile, make) on a fixture
 project: exact symbols, kinds, lines, roles, nesting and imports.
 
-A node of these grammars that ends with its line's newline (a markdown section, a TOML
-table, a make rule or variable) ends at column 0 of the next line, and the engine counts
-that line: such end lines below are one past the last line of text, and include the blank
-lines that follow (e.g. the README section ``Appendix`` ends on line 24 of a 23-line file).
+A symbol's end line is the last line holding its text: a markdown section or a make rule
+does not extend over the blank lines that follow it.
 """
 
 from __future__ import annotations
@@ -46,12 +44,12 @@ def test_languages_by_extension_and_file_name(root):
 
 def test_markdown_sections(root):
     assert symbols(root, "README.md") == [
-        ("Project", "namespace", "section", 1, 21, "generic"),
-        ("Project.Install", "namespace", "section", 5, 17, "generic"),
-        ("Project.Install.Linux", "namespace", "section", 9, 13, "generic"),
-        ("Project.Install.macOS", "namespace", "section", 13, 17, "generic"),
-        ("Project.Usage", "namespace", "section", 17, 21, "generic"),
-        ("Appendix", "namespace", "section", 21, 24, "generic"),
+        ("Project", "namespace", "section", 1, 19, "generic"),
+        ("Project.Install", "namespace", "section", 5, 15, "generic"),
+        ("Project.Install.Linux", "namespace", "section", 9, 11, "generic"),
+        ("Project.Install.macOS", "namespace", "section", 13, 15, "generic"),
+        ("Project.Usage", "namespace", "section", 17, 19, "generic"),
+        ("Appendix", "namespace", "section", 21, 23, "generic"),
     ]
     sig = query(root, "SELECT signature FROM symbols WHERE id = 'README.md::Project.Install'")
     assert sig == [("## Install",)]
@@ -80,7 +78,7 @@ def test_yaml_keys(root):
         ("database.url", "member", "key", 6, 6, "state"),
         ("database.pool", "member", "key", 7, 8, "state"),
         ("features", "member", "key", 9, 9, "state"),
-        ('"quoted key"', "member", "key", 10, 10, "state"),
+        ("quoted key", "member", "key", 10, 10, "state"),
         ("second", "member", "key", 12, 12, "state"),
     ]
 
@@ -98,14 +96,14 @@ def test_toml_tables_and_keys(root):
     assert symbols(root, "settings.toml") == [
         ("title", "member", "key", 1, 1, "state"),
         ("version", "member", "key", 2, 2, "state"),
-        ("project", "declaration", "table", 4, 8, "generic"),
+        ("project", "declaration", "table", 4, 6, "generic"),
         ("project.name", "member", "key", 5, 5, "state"),
         ("project.requires-python", "member", "key", 6, 6, "state"),
-        ("tool.ruff", "declaration", "table", 8, 11, "generic"),
+        ("tool.ruff", "declaration", "table", 8, 9, "generic"),
         ("tool.ruff.line-length", "member", "key", 9, 9, "state"),
-        ("tool.ruff.lint", "declaration", "table", 11, 14, "generic"),
+        ("tool.ruff.lint", "declaration", "table", 11, 12, "generic"),
         ("tool.ruff.lint.select", "member", "key", 12, 12, "state"),
-        ("servers", "declaration", "table", 14, 16, "generic"),
+        ("servers", "declaration", "table", 14, 15, "generic"),
         ("servers.host", "member", "key", 15, 15, "state"),
     ]
 
@@ -167,33 +165,33 @@ def test_proto_definitions(root):
 
 def test_dockerfile_stages_and_variables(root):
     # Instructions after FROM are its siblings, not its children: ARG/ENV names are
-    # top-level, and UPPER_CASE variables are constants. `FROM build` names no new stage.
+    # top-level, and UPPER_CASE names stay variables (uppercase_constants=False). `FROM build` names no new stage.
     assert symbols(root, "Dockerfile") == [
-        ("PYTHON_VERSION", "member", "constant", 2, 2, "state"),
+        ("PYTHON_VERSION", "member", "variable", 2, 2, "state"),
         ("build", "declaration", "stage", 4, 4, "generic"),
-        ("PIP_INDEX", "member", "constant", 5, 5, "state"),
-        ("APP_HOME", "member", "constant", 6, 6, "state"),
-        ("PATH", "member", "constant", 7, 7, "state"),
+        ("PIP_INDEX", "member", "variable", 5, 5, "state"),
+        ("APP_HOME", "member", "variable", 6, 6, "state"),
+        ("PATH", "member", "variable", 7, 7, "state"),
         ("runtime", "declaration", "stage", 12, 12, "generic"),
-        ("PORT", "member", "constant", 13, 13, "state"),
+        ("PORT", "member", "variable", 13, 13, "state"),
     ]
 
 
 def test_make_targets_and_variables(root):
-    # `.PHONY` is no target; end lines include the blank line after a rule or variable.
+    # `.PHONY` is no target; UPPER_CASE make variables stay variables.
     assert symbols(root, "Makefile") == [
-        ("PYTHON", "member", "constant", 2, 3, "state"),
-        ("SRC", "member", "constant", 3, 4, "state"),
-        ("objects", "member", "variable", 4, 6, "state"),
-        ("all", "function", "target", 11, 13, "generic"),
-        ("build", "function", "target", 13, 16, "generic"),
-        ("test", "function", "target", 16, 19, "generic"),
-        ("%.o", "function", "target", 19, 21, "generic"),
+        ("PYTHON", "member", "variable", 2, 2, "state"),
+        ("SRC", "member", "variable", 3, 3, "state"),
+        ("objects", "member", "variable", 4, 4, "state"),
+        ("all", "function", "target", 11, 11, "generic"),
+        ("build", "function", "target", 13, 14, "generic"),
+        ("test", "function", "target", 16, 17, "generic"),
+        ("%.o", "function", "target", 19, 20, "generic"),
     ]
     assert symbols(root, "mk/common.mk") == [
-        ("CC", "member", "constant", 1, 2, "state"),
-        ("CFLAGS", "member", "constant", 2, 4, "state"),
-        ("clean", "function", "target", 4, 6, "generic"),
+        ("CC", "member", "variable", 1, 1, "state"),
+        ("CFLAGS", "member", "variable", 2, 2, "state"),
+        ("clean", "function", "target", 4, 5, "generic"),
     ]
 
 

@@ -62,7 +62,11 @@ def canonical_type(kind: str) -> str:
 
 
 def refine_kind(
-    kind: str, name: str, parent_type: str | None, constructor_names: tuple[str, ...]
+    kind: str,
+    name: str,
+    parent_type: str | None,
+    constructor_names: tuple[str, ...],
+    uppercase_constants: bool = True,
 ) -> str:
     """Make the language kind say where the symbol sits: a function in a class is a
     method, ``__init__`` a constructor, a variable in a class a field, ``MAX_SIZE`` a
@@ -73,7 +77,7 @@ def refine_kind(
     if kind == "function" and in_class:
         return "method"
     if kind == "variable":
-        if _CONSTANT.match(name):
+        if uppercase_constants and _CONSTANT.match(name):
             return "constant"
         if in_class:
             return "field"

@@ -154,7 +154,7 @@ class Extractor:
                     outer = outer.parent
                 defs[key] = _Def(
                     kind=kind,
-                    name=_text(names[0]).strip(),
+                    name=_text(names[0]).strip().strip("\"'`"),
                     node=node,
                     start=outer.start_byte,
                     end=node.end_byte,
@@ -231,7 +231,11 @@ class Extractor:
             else:
                 d.qname = d.name
             d.kind = refine_kind(
-                d.kind, d.name, parent.type if parent else None, spec.constructor_names
+                d.kind,
+                d.name,
+                parent.type if parent else None,
+                spec.constructor_names,
+                spec.uppercase_constants,
             )
             if d.qualifier and d.kind == "function":
                 d.kind = "method"
@@ -315,7 +319,7 @@ class Extractor:
             d.kind,
             parent_id,
             node.start_point[0] + 1,
-            node.end_point[0] + 1,
+            _end_line(node, source),
             node.start_byte,
             node.end_byte,
             self._signature(node, source),
@@ -469,6 +473,18 @@ class Extractor:
 
 def _resolution_for(target: _Def) -> str:
     return "constructor" if target.type == "declaration" else "same_scope"
+
+
+def _end_line(node: Any, source: bytes) -> int:
+    """The last line holding text of ``node``: a node that ends with its newline (a
+    Markdown section, a make rule) would otherwise end on the following line."""
+    end = node.end_byte
+    start = node.start_byte
+    while end > start and source[end - 1 : end] in (b" ", b"\t", b"\r", b"\n"):
+        end -= 1
+    if end == node.end_byte:
+        return int(node.end_point[0]) + 1
+    return int(node.start_point[0]) + 1 + source.count(b"\n", start, end)
 
 
 def _docstring(body: Any) -> str:

@@ -84,6 +84,7 @@ class LanguageSpec:
     self_names: tuple[str, ...] = ()
     constructor_names: tuple[str, ...] = ()
     class_scope_visible: bool = False
+    uppercase_constants: bool = True  # an UPPER_CASE variable is a constant (not in Makefiles)
     docstrings: bool = False
     comment_types: tuple[str, ...] = ("comment",)
     wrapper_types: tuple[str, ...] = ()

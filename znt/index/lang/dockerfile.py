@@ -15,5 +15,6 @@ SPEC = LanguageSpec(
     extensions=(".dockerfile",),
     filenames=("Dockerfile", "Containerfile"),
     resource=True,
+    uppercase_constants=False,
     local_name=local_name,
 )

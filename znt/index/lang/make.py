@@ -23,6 +23,7 @@ SPEC = LanguageSpec(
     extensions=(".mk",),
     filenames=("Makefile", "makefile", "GNUmakefile"),
     resource=True,
+    uppercase_constants=False,
     local_name=local_name,
     import_candidates=import_candidates,
 )
