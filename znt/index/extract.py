@@ -38,9 +38,10 @@ RefRow = tuple[Any, ...]
 ImportRow = tuple[Any, ...]
 
 _WS = re.compile(r"\s+")
+_SIMPLE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\Z")
 _CALL_ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)")
 _GENERIC_ARGS = re.compile(r"<[^<>()]*>")
-_SEPARATORS = re.compile(r"::|->|\?\.|\\")
+_SEPARATORS = re.compile(r"::|\?->|->|\?\.|\\")
 
 
 @dataclass
@@ -65,7 +66,8 @@ class _Def:
     end: int
     qualifier: str | None = None
     scope_only: bool = False
-    parent: _Def | None = None
+    parent: _Def | None = None  # what encloses it in the text
+    owner: _Def | None = None  # what it belongs to (see Extractor._name)
     qname: str = ""
     id: str = ""
     locals: set[str] = field(default_factory=set)
@@ -75,9 +77,18 @@ class _Def:
         return canonical_type(self.kind)
 
 
+def _primary_capture(caps: dict[str, Any]) -> str | None:
+    for name in caps:
+        if name.startswith(("definition.", "reference.")) or name == "import":
+            return name
+    return None
+
+
 def normalize_expr(text: str) -> str:
     """Callee text in one shape for every language: dots between segments, no call
     arguments or generic arguments, no whitespace (``$this->a::b()`` -> ``this.a.b``)."""
+    if _SIMPLE.match(text):
+        return text[:MAX_EXPR]
     text = _WS.sub("", text)
     for _ in range(3):
         new = _CALL_ARGS.sub("()", text)
@@ -86,7 +97,10 @@ def normalize_expr(text: str) -> str:
         text = new
     text = _GENERIC_ARGS.sub("", text)
     text = _SEPARATORS.sub(".", text).replace("$", "")
-    text = text.strip(".")
+    # A callee captured with its own arguments (PHP, Ruby, Java) names the function.
+    while text.endswith("()"):
+        text = text[:-2]
+    text = text.replace("..", ".").strip(".")
     return text[:MAX_EXPR]
 
 
@@ -112,6 +126,8 @@ class Extractor:
         self.parser = get_parser(grammar)  # type: ignore[arg-type]
         self.query = Query(self.language, query_source(spec.name))
         self._cursor_cls = QueryCursor
+        # pattern index -> its primary capture (definition/reference/import), or None
+        self._primaries: dict[int, str | None] = {}
 
     def extract(self, path: str, source: bytes) -> FileFacts:
         spec = self.spec
@@ -127,18 +143,20 @@ class Extractor:
         imports: list[tuple[Any, ImportRef]] = []
 
         cursor = self._cursor_cls(self.query)
-        for _pattern, caps in cursor.matches(root):
-            primary = None
-            for cap_name in caps:
-                if cap_name.startswith(("definition.", "reference.")) or cap_name == "import":
-                    primary = cap_name
-                    break
+        primaries = self._primaries
+        for pattern, caps in cursor.matches(root):
+            primary = primaries.get(pattern, "")
+            if primary == "":
+                primary = primaries[pattern] = _primary_capture(caps)
             if primary is None:
                 if "local" in caps:
                     locals_.extend(caps["local"])
                 continue
             node = caps[primary][0]
-            if primary.startswith("definition."):
+            if primary.startswith("reference."):
+                target = caps["callee"][0] if "callee" in caps else node
+                raw_refs.append((primary[10:], (node, target)))
+            elif primary.startswith("definition."):
                 names = caps.get("name")
                 if not names:
                     continue
@@ -180,10 +198,6 @@ class Extractor:
                         ),
                     )
                 )
-            else:
-                ref_kind = primary[len("reference.") :]
-                target = caps.get("callee", caps[primary])[0]
-                raw_refs.append((ref_kind, (node, target)))
 
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
@@ -220,20 +234,42 @@ class Extractor:
             stack.append(d)
 
     def _name(self, path: str, ordered: list[_Def]) -> None:
+        """Qualified names, owners, refined kinds and ids.
+
+        The lexical ``parent`` (what encloses a definition in the text) and the ``owner``
+        (what it belongs to) differ for a method written outside its class (C++
+        ``void Foo::bar()``, a Go receiver ``func (f *Foo) bar()``) and for a method in a
+        Rust ``impl Foo`` block: its owner is the class ``Foo`` when this file defines it.
+        """
         spec = self.spec
+        for d in ordered:
+            prefix = d.parent.qname + "." if d.parent is not None else ""
+            if d.qualifier:
+                d.qname = f"{prefix}{d.qualifier}.{d.name}"
+            else:
+                d.qname = f"{prefix}{d.name}"
+        by_qname: dict[str, _Def] = {}
+        for d in ordered:
+            if not d.scope_only:
+                by_qname.setdefault(d.qname, d)
         seen: dict[str, int] = {}
         for d in ordered:
-            parent = d.parent
+            owner = d.parent
             if d.qualifier:
-                d.qname = f"{d.qualifier}.{d.name}"
-            elif parent is not None:
-                d.qname = f"{parent.qname}.{d.name}"
-            else:
-                d.qname = d.name
+                cls = by_qname.get(d.qname[: -len(d.name) - 1])
+                if cls is not None and cls.type == "declaration":
+                    owner = cls
+            while owner is not None and owner.scope_only:
+                twin = by_qname.get(owner.qname)
+                if twin is not None:
+                    owner = twin
+                    break
+                owner = owner.parent
+            d.owner = owner
             d.kind = refine_kind(
                 d.kind,
                 d.name,
-                parent.type if parent else None,
+                owner.type if owner else None,
                 spec.constructor_names,
                 spec.uppercase_constants,
             )
@@ -282,7 +318,7 @@ class Extractor:
         return (
             path,  # id
             path,  # file
-            module_name.rsplit(".", 1)[-1] if module_name else path,  # name
+            _module_short_name(path, module_name),  # name
             module_name,  # qualified name
             "namespace",
             "module",
@@ -298,12 +334,8 @@ class Extractor:
 
     def _symbol_row(self, path: str, d: _Def, source: bytes) -> SymbolRow:
         node = d.node
-        parent_id = path
-        p = d.parent
-        while p is not None and p.scope_only:
-            p = p.parent
-        if p is not None:
-            parent_id = p.id
+        p = d.owner
+        parent_id = p.id if p is not None else path
         decorators = self._decorators(node)
         parent_role = None
         if p is not None:
@@ -438,41 +470,66 @@ class Extractor:
         parts = expr.split(".")
         head = parts[0]
         if head in spec.self_names and len(parts) == 2:
-            cls = scope
-            while cls is not None and cls.type != "declaration":
-                cls = cls.parent
+            cls = _enclosing_class(scope)
             if cls is not None:
-                hit = symbols.get(f"{cls.qname}.{parts[1]}")
-                if hit is not None:
+                hit = symbols.get(f"{cls}.{parts[1]}")
+                if hit is not None and hit.type in ("function", "member"):
                     return hit.id, "self_method"
-            return None, None
-        if len(parts) != 1:
-            # a.b(): a local variable or parameter named a shadows everything else.
-            s = scope
-            while s is not None:
-                if head in s.locals:
-                    return None, "local"
-                s = s.parent
             return None, None
         s = scope
         while s is not None:
             if head in s.locals:
                 return None, "local"
-            if s.type != "declaration" or spec.class_scope_visible:
-                hit = symbols.get(f"{s.qname}.{head}")
-                if hit is not None and hit.type in ("function", "declaration"):
-                    return hit.id, _resolution_for(hit)
             s = s.parent
         if head in imported:
             return None, None
-        hit = symbols.get(head)
+        # The innermost scope that defines the name wins. Class bodies (and Rust impl
+        # blocks) are not scopes for bare names unless the language says so.
+        s = scope
+        while s is not None:
+            visible = spec.class_scope_visible or (s.type != "declaration" and not s.scope_only)
+            if visible:
+                hit = symbols.get(f"{s.qname}.{expr}")
+                if hit is not None and hit.type in ("function", "declaration"):
+                    return hit.id, _resolution_for(hit)
+            owner = s.owner
+            if spec.class_scope_visible and owner is not None and owner is not s.parent:
+                hit = symbols.get(f"{owner.qname}.{expr}")
+                if hit is not None and hit.type in ("function", "declaration"):
+                    return hit.id, _resolution_for(hit)
+            s = s.parent
+        hit = symbols.get(expr)
         if hit is not None and hit.type in ("function", "declaration"):
             return hit.id, _resolution_for(hit)
         return None, None
 
 
+def _enclosing_class(scope: _Def | None) -> str | None:
+    """The qualified name of the class a ``self``/``this`` refers to from ``scope``."""
+    s = scope
+    while s is not None:
+        if s.type == "function" and s.owner is not None and s.owner is not s.parent:
+            return s.owner.qname
+        if s.type == "function" and s.qualifier:
+            return s.qname[: -len(s.name) - 1]
+        if s.type == "declaration" or s.scope_only:
+            return s.qname
+        s = s.parent
+    return None
+
+
 def _resolution_for(target: _Def) -> str:
     return "constructor" if target.type == "declaration" else "same_scope"
+
+
+def _module_short_name(path: str, module_name: str) -> str:
+    """``models`` for ``app.core.models``; ``user.service`` for ``user.service.ts`` (whose
+    module name is its file stem, dots and all)."""
+    stem = path.rsplit("/", 1)[-1]
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    if not module_name or module_name == stem:
+        return stem
+    return module_name.rsplit(".", 1)[-1]
 
 
 def _end_line(node: Any, source: bytes) -> int:

@@ -34,7 +34,8 @@ class Candidate:
     """A place an import may point to.
 
     ``mode`` is ``exact`` (a path from the project root), ``dir`` (every file of a folder, as
-    a Go package) or ``suffix`` (a path that must end a project path, as a Java import).
+    a Go package), ``suffix`` (a path that must end a project path, as a Java import) or
+    ``module`` (a module name, matched against ``module_name`` of the same language's files).
     ``member`` names the symbol looked up in that file, or is ``None`` when the file itself
     is what the import binds.
     """
@@ -84,6 +85,7 @@ class LanguageSpec:
     self_names: tuple[str, ...] = ()
     constructor_names: tuple[str, ...] = ()
     class_scope_visible: bool = False
+    package_scope: bool = False  # top-level names are visible across a folder (Go, Java)
     uppercase_constants: bool = True  # an UPPER_CASE variable is a constant (not in Makefiles)
     docstrings: bool = False
     comment_types: tuple[str, ...] = ("comment",)

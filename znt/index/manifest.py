@@ -21,9 +21,8 @@ from typing import Any
 class Manifest:
     generation: str
     fingerprint: str
-    files: dict[str, tuple[int, int, str]] = field(
-        default_factory=dict
-    )  # path -> (size, mtime, status)
+    # path -> (size, mtime_ns, status, content hash)
+    files: dict[str, tuple[int, int, str, str]] = field(default_factory=dict)
     last_scan: dict[str, Any] = field(default_factory=dict)
 
 
@@ -33,7 +32,9 @@ def load(path: Path) -> Manifest | None:
         return Manifest(
             generation=data["generation"],
             fingerprint=data["fingerprint"],
-            files={k: (int(v[0]), int(v[1]), str(v[2])) for k, v in data["files"].items()},
+            files={
+                k: (int(v[0]), int(v[1]), str(v[2]), str(v[3])) for k, v in data["files"].items()
+            },
             last_scan=data.get("last_scan", {}),
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError):

@@ -12,9 +12,11 @@ import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from znt.index.extract import Extractor, FileFacts
 from znt.index.languages import get_language
+from znt.index.store import CsvSink
 
 BINARY_SNIFF = 8192
 MINIFIED_LINE = 20_000  # a line this long in a code file means generated/minified content
@@ -24,16 +26,17 @@ BATCH = 16
 
 @dataclass
 class ParsedFile:
+    """What the scan needs to know about one parsed file; its rows went to the sink."""
+
     path: str
     language: str
     size: int
     mtime_ns: int
     hash: str
     lines: int
-    status: str  # ok | parse_error | skipped
+    status: str  # ok | parse_error | skipped | unchanged
     error: str | None = None
     warning: str | None = None
-    facts: FileFacts | None = None
     module_name: str = ""
 
 
@@ -43,11 +46,21 @@ class ParseJob:
     abspath: str
     language: str
     known_hash: str | None = None  # the hash in the index; equal content is not re-parsed
+    sink: str = ""  # folder the rows are written to (see store.CsvSink)
 
 
 @dataclass
 class _WorkerState:
     extractors: dict[str, Extractor] = field(default_factory=dict)
+    sinks: dict[tuple[str, int], CsvSink] = field(default_factory=dict)
+
+    def sink(self, folder: str) -> CsvSink:
+        # Keyed by pid too: a forked worker must not write through its parent's handles.
+        key = (folder, os.getpid())
+        sink = self.sinks.get(key)
+        if sink is None:
+            sink = self.sinks[key] = CsvSink(Path(folder))
+        return sink
 
 
 _STATE = _WorkerState()
@@ -68,7 +81,44 @@ def _extractor(language: str, path: str) -> Extractor:
 
 
 def parse_one(job: ParseJob) -> ParsedFile | None:
-    """Read, hash and extract one file. ``None`` means it vanished before we read it."""
+    """Read, hash and extract one file, writing its rows to the job's sink. ``None`` means
+    it vanished before we read it."""
+    result = _parse(job)
+    if result is not None and result[0].status != "unchanged":
+        _write_rows(job, *result)
+    return result[0] if result is not None else None
+
+
+def _write_rows(job: ParseJob, res: ParsedFile, facts: FileFacts | None) -> None:
+    sink = _STATE.sink(job.sink)
+    directory = res.path.rsplit("/", 1)[0] if "/" in res.path else ""
+    sink.add(
+        "files",
+        [
+            (
+                res.path,
+                directory,
+                res.language,
+                res.size,
+                res.mtime_ns,
+                res.hash,
+                res.lines,
+                res.status,
+                res.error or res.warning,
+                res.module_name,
+            )
+        ],
+    )
+    if facts is None:
+        return
+    lang = res.language
+    sink.add("symbols", [(*row, lang) for row in facts.symbols])
+    sink.add("refs", facts.refs)
+    sink.add("imports", facts.imports)
+    sink.add("import_candidates", facts.candidates)
+
+
+def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None] | None:
     try:
         with open(job.abspath, "rb") as fh:
             st = os.fstat(fh.fileno())
@@ -76,18 +126,28 @@ def parse_one(job: ParseJob) -> ParsedFile | None:
     except FileNotFoundError:
         return None
     except OSError as exc:
-        return ParsedFile(
-            job.path, job.language, 0, 0, "", 0, "skipped", f"cannot read: {exc.strerror or exc}"
+        return (
+            ParsedFile(
+                job.path,
+                job.language,
+                0,
+                0,
+                "",
+                0,
+                "skipped",
+                f"cannot read: {exc.strerror or exc}",
+            ),
+            None,
         )
     digest = content_hash(data)
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     result = ParsedFile(job.path, job.language, st.st_size, st.st_mtime_ns, digest, lines, "ok")
     if job.known_hash is not None and job.known_hash == digest:
         result.status = "unchanged"
-        return result
+        return result, None
     if b"\0" in data[:BINARY_SNIFF]:
         result.status, result.error = "skipped", "binary content"
-        return result
+        return result, None
     longest = (
         max((len(line) for line in data.split(b"\n")), default=0)
         if len(data) > MINIFIED_LINE
@@ -95,7 +155,7 @@ def parse_one(job: ParseJob) -> ParsedFile | None:
     )
     if longest > MINIFIED_LINE:
         result.status, result.error = "skipped", f"minified or generated (a {longest}-byte line)"
-        return result
+        return result, None
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -105,13 +165,12 @@ def parse_one(job: ParseJob) -> ParsedFile | None:
         facts = ex.extract(job.path, data)
     except Exception as exc:  # a grammar or query bug must not stop the scan
         result.status, result.error = "skipped", f"extraction failed: {type(exc).__name__}: {exc}"
-        return result
-    result.facts = facts
+        return result, None
     result.module_name = facts.module_name
     if facts.parse_errors:
         result.status = "parse_error"
         result.warning = result.warning or "syntax errors; symbols extracted where the tree allowed"
-    return result
+    return result, facts
 
 
 def _parse_batch(jobs: list[ParseJob]) -> list[ParsedFile | tuple[str, None]]:
@@ -119,7 +178,24 @@ def _parse_batch(jobs: list[ParseJob]) -> list[ParsedFile | tuple[str, None]]:
     for job in jobs:
         res = parse_one(job)
         out.append(res if res is not None else (job.path, None))
+    flush_sinks()
     return out
+
+
+def flush_sinks() -> None:
+    """Make every row written by this process visible to the loader."""
+    pid = os.getpid()
+    for (_folder, owner), sink in _STATE.sinks.items():
+        if owner == pid:
+            sink.flush()
+
+
+def close_sinks(folder: str) -> None:
+    """Close this process's files for ``folder`` (at the end of a scan)."""
+    key = (folder, os.getpid())
+    sink = _STATE.sinks.pop(key, None)
+    if sink is not None:
+        sink.close()
 
 
 def parse_files(
@@ -136,6 +212,7 @@ def parse_files(
             if on_done:
                 on_done(1)
             yield res if res is not None else (job.path, None)
+        flush_sinks()
         return
     import concurrent.futures as cf
     import multiprocessing as mp
@@ -143,7 +220,14 @@ def parse_files(
     # Big files first so that no worker is left with a giant file at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.abspath))
     batches = [ordered[i : i + BATCH] for i in range(0, len(ordered), BATCH)]
-    ctx = mp.get_context("fork") if hasattr(os, "fork") else mp.get_context("spawn")
+    # Not fork: a forked worker would inherit the scan lock's descriptor and keep the lock
+    # held after the scan itself was killed.
+    ctx: Any
+    if "forkserver" in mp.get_all_start_methods():
+        ctx = mp.get_context("forkserver")
+        ctx.set_forkserver_preload(["znt.index.parse"])
+    else:
+        ctx = mp.get_context("spawn")
     with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
         futures = [pool.submit(_parse_batch, b) for b in batches]
         for fut in cf.as_completed(futures):

@@ -153,7 +153,8 @@ def infer_role(
     # 3. entry points: configured files, and main functions.
     if type_ == "namespace" and _path_matches(path, spec.entrypoints):
         return "entrypoint"
-    if type_ == "function" and name in ENTRY_NAMES and "." not in qname:
+    # main() at the top level, or a class's static Main (Java, C#, Kotlin companion).
+    if type_ == "function" and name in ENTRY_NAMES and ("." not in qname or kind == "method"):
         return "entrypoint"
     # 4. contracts: interfaces, traits, protocols.
     if kind in CONTRACT_KINDS:

@@ -20,6 +20,7 @@ import fcntl
 import hashlib
 import json
 import os
+import shutil
 import tempfile
 import time
 import uuid
@@ -35,7 +36,7 @@ from znt.gitinfo import head_commit
 from znt.index import manifest as manifest_mod
 from znt.index.languages import LANG_DIR, language_names
 from znt.index.log import ScanLog
-from znt.index.parse import ParsedFile, ParseJob, parse_files
+from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
 from znt.index.walk import WalkResult, walk
 from znt.project import Project
 from znt.settings import ProjectSettings, load_settings
@@ -47,6 +48,8 @@ PHASES = ("ast", "building_graph", "persisting", "tagging", "indexing", "complet
 MAX_PROBLEMS_SHOWN = 50
 # Bytes of source parsed per second per worker, for --dry-run's estimate (measured on sympy).
 PARSE_RATE = 1_500_000
+RACY_NS = 2_000_000_000  # mtimes this close to the previous scan's start are not trusted
+RACY_CHECK_MAX = 64
 
 
 @dataclass
@@ -118,15 +121,18 @@ def scan_lock(project: Project, notice: Notice | None, timeout: float) -> Iterat
         os.close(fd)
 
 
-def _debug_pause(phase: str) -> None:
-    """``ZNT_DEBUG_PAUSE=phase:seconds`` stalls a scan at a phase boundary, so the
-    crash-safety and concurrency tests can kill or race a scan at a known point."""
+def _debug_pause(phase: str, project: Project) -> None:
+    """``ZNT_DEBUG_PAUSE=phase:seconds`` stalls a scan at a phase boundary (after touching
+    ``.znt/paused-<phase>``), so the crash-safety and concurrency tests can kill or race a
+    scan at a known point. Phases: walked, parsed, before_publish, before_commit."""
     spec = os.environ.get("ZNT_DEBUG_PAUSE")
     if not spec:
         return
     for item in spec.split(","):
         name, _, secs = item.partition(":")
         if name == phase:
+            with contextlib.suppress(OSError):
+                (project.znt_dir / f"paused-{phase}").touch()
             time.sleep(float(secs or "1"))
 
 
@@ -268,6 +274,7 @@ class Scanner:
         self.progress("ast", 0, 0)
         found = walk(project.root, settings, self.language)
         self._phase("walk")
+        _debug_pause("walked", project)
 
         prev_manifest = manifest_mod.load(project.manifest_path)
         known: dict[str, tuple[int, int, str, str | None]] | None
@@ -278,7 +285,7 @@ class Scanner:
             and prev_manifest.fingerprint == fp
             and project.index_path.exists()
         ):
-            known = {p: (v[0], v[1], v[2], None) for p, v in prev_manifest.files.items()}
+            known = {p: (v[0], v[1], v[2], v[3]) for p, v in prev_manifest.files.items()}
         else:
             known, reason = self._previous(fp)
         if self.language is not None and known is not None:
@@ -292,10 +299,17 @@ class Scanner:
         if full and reason:
             self.notice(f"building the index from scratch: {reason}")
         known = known or {}
+        # A file modified within the clock's resolution of the previous scan may have changed
+        # again without a new mtime ("racy" in git's terms): such files are re-hashed.
+        racy_after = (
+            int(float(prev_manifest.last_scan.get("at") or 0) * 1e9) - RACY_NS
+            if prev_manifest
+            else 0
+        )
         changed = [
             p
             for p, e in found.files.items()
-            if p not in known or known[p][:2] != (e.size, e.mtime_ns)
+            if p not in known or known[p][:2] != (e.size, e.mtime_ns) or e.mtime_ns >= racy_after
         ]
         deleted = sorted(set(known) - set(found.files))
         result = self._result("full" if full else "incremental", started)
@@ -303,38 +317,26 @@ class Scanner:
         result.files_total = len(found.files)
         parse_problems: list[tuple[str, str]] = []
 
+        if not full and not deleted and changed and len(changed) <= RACY_CHECK_MAX:
+            # Only racy candidates: if their content is what the index holds, nothing changed.
+            changed = [p for p in changed if not _same_content(project.root / p, known.get(p))]
         if not full and not changed and not deleted:
-            result.mode = "noop"
-            result.files_unchanged = len(found.files)
-            result.problems = self._problem_list(found, [])
-            result.warnings = len(result.problems)
-            result.index_commit = head_commit(project.root)
-            self._finish(result, t0, prev_manifest, fp, found, known, None)
-            return result
+            return self._noop(result, t0, prev_manifest, fp, found, known)
 
-        # Hashes are needed only for files whose stat changed; they come from the index.
-        hashes: dict[str, str | None] = {}
-        if (
-            changed
-            and not full
-            and any(known.get(p, (0, 0, "", None))[3] is None for p in changed if p in known)
-        ):
-            hashes = self._known_hashes([p for p in changed if p in known])
         jobs = [
             ParseJob(
                 p,
                 str(project.root / p),
                 found.files[p].language,
-                hashes.get(p, known.get(p, (0, 0, "", None))[3]) if p in known else None,
+                known[p][3] if p in known else None,
             )
             for p in sorted(changed)
         ]
 
-        from znt.index.store import CsvSink
-
         project.ensure_dir()
         tmpdir = Path(tempfile.mkdtemp(prefix="scan-", dir=project.znt_dir))
-        sink = CsvSink(tmpdir)
+        for job in jobs:
+            job.sink = str(tmpdir)
         try:
             touched: list[tuple[str, int]] = []  # same content, new mtime
             replaced: list[str] = []
@@ -352,8 +354,9 @@ class Scanner:
                     vanished.append(res[0])
                     parse_problems.append((res[0], "deleted during the scan"))
                     continue
-                self._collect(res, sink, touched, replaced, parse_problems)
-            _debug_pause("parsed")
+                self._collect(res, touched, replaced, parse_problems)
+            close_sinks(str(tmpdir))
+            _debug_pause("parsed", self.project)
             self._phase("ast")
             result.files_parsed = len(replaced)
             result.files_unchanged = len(found.files) - len(replaced) - len(vanished)
@@ -361,6 +364,10 @@ class Scanner:
             for p in vanished:
                 found.files.pop(p, None)
             gone = sorted(set(deleted) | set(vanished))
+            # Files re-read only because their mtime was suspect, found identical.
+            touched = [(p, m) for p, m in touched if known.get(p, (0, -1))[1] != m]
+            if not full and not replaced and not gone and not touched:
+                return self._noop(result, t0, prev_manifest, fp, found, known)
             self.progress("building_graph", 0, 1)
             generation = uuid.uuid4().hex
             commit = head_commit(project.root)
@@ -374,9 +381,9 @@ class Scanner:
             }
             manifest_mod.invalidate(project.manifest_path)
             if full:
-                self._write_full(sink, meta)
+                self._write_full(tmpdir, meta)
             else:
-                self._write_incremental(sink, meta, replaced, gone, touched)
+                self._write_incremental(tmpdir, meta, replaced, gone, touched)
             self._phase("persisting")
             result.index_commit = commit
             result.problems = self._problem_list(found, parse_problems)
@@ -387,27 +394,30 @@ class Scanner:
             self._finish(result, t0, None, fp, found, known, generation)
             return result
         finally:
-            sink.close()
-            with contextlib.suppress(OSError):
-                for f in tmpdir.iterdir():
-                    f.unlink()
-                tmpdir.rmdir()
+            close_sinks(str(tmpdir))
+            shutil.rmtree(tmpdir, ignore_errors=True)
 
-    def _known_hashes(self, paths: list[str]) -> dict[str, str | None]:
-        from znt.index import store
-
-        with store.open_index(self.project.index_path, read_only=True) as con:
-            con.execute("CREATE TEMP TABLE want (path VARCHAR)")
-            con.execute("INSERT INTO want SELECT unnest(?)", [paths])
-            rows = con.execute(
-                "SELECT f.path, f.hash FROM files f JOIN want w USING (path)"
-            ).fetchall()
-        return {p: h for p, h in rows}
+    def _noop(
+        self,
+        result: ScanResult,
+        t0: float,
+        prev_manifest: manifest_mod.Manifest | None,
+        fp: str,
+        found: WalkResult,
+        known: dict[str, tuple[int, int, str, str | None]],
+    ) -> ScanResult:
+        result.mode = "noop"
+        result.files_parsed = 0
+        result.files_unchanged = len(found.files)
+        result.problems = self._problem_list(found, [])
+        result.warnings = len(result.problems)
+        result.index_commit = head_commit(self.project.root)
+        self._finish(result, t0, prev_manifest, fp, found, known, None)
+        return result
 
     def _collect(
         self,
         res: ParsedFile,
-        sink: Any,
         touched: list[tuple[str, int]],
         replaced: list[str],
         problems: list[tuple[str, str]],
@@ -416,40 +426,12 @@ class Scanner:
             touched.append((res.path, res.mtime_ns))
             return
         replaced.append(res.path)
-        if res.error:
-            problems.append((res.path, res.error))
-            self.log_entries.append(("warning", f"{res.path}: {res.error}"))
-        if res.warning:
-            problems.append((res.path, res.warning))
-            self.log_entries.append(("warning", f"{res.path}: {res.warning}"))
-        directory = res.path.rsplit("/", 1)[0] if "/" in res.path else ""
-        sink.add(
-            "files",
-            [
-                (
-                    res.path,
-                    directory,
-                    res.language,
-                    res.size,
-                    res.mtime_ns,
-                    res.hash,
-                    res.lines,
-                    res.status,
-                    res.error or res.warning,
-                    res.module_name,
-                )
-            ],
-        )
-        facts = res.facts
-        if facts is None:
-            return
-        lang = res.language
-        sink.add("symbols", [(*row, lang) for row in facts.symbols])
-        sink.add("refs", facts.refs)
-        sink.add("imports", facts.imports)
-        sink.add("import_candidates", facts.candidates)
+        for message in (res.error, res.warning):
+            if message:
+                problems.append((res.path, message))
+                self.log_entries.append(("warning", f"{res.path}: {message}"))
 
-    def _write_full(self, sink: Any, meta: dict[str, str]) -> None:
+    def _write_full(self, rows: Path, meta: dict[str, str]) -> None:
         from znt.graph.resolve import rebuild_edges
         from znt.index import store
 
@@ -458,20 +440,20 @@ class Scanner:
         for stale in (building, building.with_name(building.name + ".wal")):
             with contextlib.suppress(FileNotFoundError):
                 stale.unlink()
+        # The new file is private until the rename, so it needs no single transaction; loading
+        # and resolving in separate steps keeps DuckDB's memory low.
         con = store.connect(building, read_only=False)
         try:
             store.create_schema(con)
-            con.execute("BEGIN")
-            sink.load(con)
+            store.load_csv_folder(con, rows)
             self.progress("building_graph", 1, 1)
             rebuild_edges(con)
             store.set_meta(con, {**meta, "created_at": meta["last_scan_at"]})
-            con.execute("COMMIT")
             self.progress("indexing", 0, 1)
             con.execute("CHECKPOINT")
         finally:
             con.close()
-        _debug_pause("before_publish")
+        _debug_pause("before_publish", project)
         # A WAL left by a crashed writer belongs to the old file; it must not be replayed
         # onto the new one.
         with contextlib.suppress(FileNotFoundError):
@@ -483,21 +465,23 @@ class Scanner:
 
     def _write_incremental(
         self,
-        sink: Any,
+        rows: Path,
         meta: dict[str, str],
         replaced: list[str],
         gone: list[str],
         touched: list[tuple[str, int]],
     ) -> None:
-        from znt.graph.resolve import rebuild_edges
+        from znt.graph.resolve import rebuild_edges, remember_changed
         from znt.index import store
 
+        changed = sorted(set(replaced) | set(gone))
         con = store.connect(self.project.index_path, read_only=False)
         try:
             store.check_schema(con)
             con.execute("BEGIN")
-            store.delete_files(con, sorted(set(replaced) | set(gone)))
-            sink.load(con)
+            remember_changed(con, changed)
+            store.delete_files(con, changed)
+            store.load_csv_folder(con, rows)
             if touched:
                 con.execute("CREATE TEMP TABLE touched (path VARCHAR, mtime_ns BIGINT)")
                 con.execute(
@@ -508,10 +492,10 @@ class Scanner:
                     "UPDATE files SET mtime_ns = t.mtime_ns FROM touched t WHERE files.path = t.path"
                 )
             self.progress("building_graph", 1, 1)
-            if replaced or gone:
-                rebuild_edges(con)
+            if changed:
+                rebuild_edges(con, changed)
             store.set_meta(con, meta)
-            _debug_pause("before_commit")
+            _debug_pause("before_commit", self.project)
             con.execute("COMMIT")
         finally:
             con.close()
@@ -528,19 +512,14 @@ class Scanner:
         known: dict[str, tuple[int, int, str, str | None]],
         generation: str | None,
     ) -> None:
-        from_db = generation is not None
-        if from_db:
-            counts, files = self._counts_and_files()
+        if generation is not None or prev_manifest is None:
+            counts, files, generation = self._counts_and_files()
             result.symbols, result.edges = counts
         else:
-            assert prev_manifest is not None or known is not None
-            files = {p: (v[0], v[1], v[2]) for p, v in known.items()}
-            if prev_manifest is not None:
-                result.symbols = int(prev_manifest.last_scan.get("symbols", 0))
-                result.edges = int(prev_manifest.last_scan.get("edges", 0))
-                generation = prev_manifest.generation
-            else:
-                generation = "unknown"
+            files = {p: (v[0], v[1], v[2], v[3] or "") for p, v in known.items()}
+            result.symbols = int(prev_manifest.last_scan.get("symbols", 0))
+            result.edges = int(prev_manifest.last_scan.get("edges", 0))
+            generation = prev_manifest.generation
         self.progress("completed", 1, 1)
         result.duration_ms = int((time.monotonic() - t0) * 1000)
         result.phases_ms = dict(self.phase_ms)
@@ -558,7 +537,7 @@ class Scanner:
         }
         manifest_mod.save(
             self.project.manifest_path,
-            manifest_mod.Manifest(generation or "unknown", fp, files, last_scan),
+            manifest_mod.Manifest(generation, fp, files, last_scan),
         )
         for p, message in found.problems.items():
             self.log_entries.append(("warning", f"{p}: {message}"))
@@ -581,16 +560,31 @@ class Scanner:
         with contextlib.suppress(OSError):
             self.log.write(self.log_entries)
 
-    def _counts_and_files(self) -> tuple[tuple[int, int], dict[str, tuple[int, int, str]]]:
+    def _counts_and_files(
+        self,
+    ) -> tuple[tuple[int, int], dict[str, tuple[int, int, str, str]], str]:
         from znt.index import store
 
         with store.open_index(self.project.index_path, read_only=True) as con:
+            generation = store.get_meta(con).get("generation", "unknown")
             sym = con.execute("SELECT count(*) FROM symbols WHERE file IS NOT NULL").fetchone()
             edg = con.execute("SELECT count(*) FROM edges").fetchone()
-            rows = con.execute("SELECT path, size, mtime_ns, status FROM files").fetchall()
-        return (int(sym[0]) if sym else 0, int(edg[0]) if edg else 0), {
-            r[0]: (int(r[1] or 0), int(r[2] or 0), str(r[3])) for r in rows
-        }
+            rows = con.execute("SELECT path, size, mtime_ns, status, hash FROM files").fetchall()
+        files = {r[0]: (int(r[1] or 0), int(r[2] or 0), str(r[3]), str(r[4] or "")) for r in rows}
+        return (int(sym[0]) if sym else 0, int(edg[0]) if edg else 0), files, generation
+
+
+def _same_content(path: Path, known: tuple[int, int, str, str | None] | None) -> bool:
+    """True when the file's size and content hash are what the index recorded."""
+    if known is None or known[3] is None:
+        return False
+    from znt.index.parse import content_hash
+
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return False
+    return len(data) == known[0] and content_hash(data) == known[3]
 
 
 def _lang_of(path: str) -> str | None:

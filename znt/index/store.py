@@ -14,7 +14,6 @@ import contextlib
 import csv
 import os
 import random
-import tempfile
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -188,52 +187,55 @@ def get_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
 
 
 class CsvSink:
-    """Collects rows per table in CSV files and loads them in one statement each.
+    """Rows per table, written to CSV files in a folder and loaded in one statement each.
 
-    DuckDB's CSV reader is two orders of magnitude faster than ``executemany``, and writing
-    rows as parse results arrive keeps a cold scan's memory flat. Empty strings and ``None``
-    both arrive as NULL, which the schema treats alike.
+    DuckDB's CSV reader is two orders of magnitude faster than ``executemany``. Every process
+    (the parse workers included) appends to files of its own (``<table>-<pid>.csv``), so
+    rows are serialised in parallel and a cold scan's memory stays flat. Empty strings and
+    ``None`` both arrive as NULL, which the schema treats alike.
     """
 
-    def __init__(self, tmpdir: Path) -> None:
-        self.tmpdir = tmpdir
-        self._files: dict[str, tuple[Any, Any, str]] = {}
-        self.counts: dict[str, int] = {}
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._files: dict[str, tuple[Any, Any]] = {}
 
     def add(self, table: str, rows: Iterable[Sequence[Any]]) -> None:
         entry = self._files.get(table)
         if entry is None:
-            fd, name = tempfile.mkstemp(prefix=f"{table}-", suffix=".csv", dir=self.tmpdir)
-            fh = os.fdopen(fd, "w", newline="", encoding="utf-8", errors="replace")
-            entry = (fh, csv.writer(fh), name)
+            path = self.folder / f"{table}-{os.getpid()}.csv"
+            fh = open(path, "a", newline="", encoding="utf-8", errors="replace")  # noqa: SIM115
+            entry = (fh, csv.writer(fh))
             self._files[table] = entry
-        n = 0
-        writer = entry[1]
-        for row in rows:
-            writer.writerow(row)
-            n += 1
-        self.counts[table] = self.counts.get(table, 0) + n
+        entry[1].writerows(rows)
 
-    def load(self, con: duckdb.DuckDBPyConnection) -> None:
-        for table, (fh, _writer, name) in self._files.items():
-            fh.close()
-            if not self.counts.get(table):
-                continue
-            columns = ", ".join(f"'{n}': '{t}'" for n, t in TABLES[table])
-            con.execute(
-                f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, "
-                f"quote = '\"', escape = '\"', columns = {{{columns}}}, "
-                f"null_padding = false, strict_mode = true)",
-                [name],
-            )
+    def flush(self) -> None:
+        for fh, _writer in self._files.values():
+            fh.flush()
 
     def close(self) -> None:
-        for fh, _writer, name in self._files.values():
+        for fh, _writer in self._files.values():
             with contextlib.suppress(Exception):
                 fh.close()
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(name)
         self._files.clear()
+
+
+def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, int]:
+    """Insert every ``<table>-*.csv`` of ``folder`` into its table; returns row counts."""
+    counts: dict[str, int] = {}
+    for table, cols in TABLES.items():
+        parts = sorted(str(p) for p in folder.glob(f"{table}-*.csv") if p.stat().st_size)
+        if not parts:
+            continue
+        columns = ", ".join(f"'{n}': '{t}'" for n, t in cols)
+        before = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+        con.execute(
+            f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, "
+            f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true)",
+            [parts],
+        )
+        after = con.execute(f"SELECT count(*) FROM {table}").fetchone()
+        counts[table] = int(after[0] if after else 0) - int(before[0] if before else 0)
+    return counts
 
 
 def delete_files(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import posixpath
-
 from znt.index.languages import Candidate, ImportRef, LanguageSpec
 
 
@@ -25,33 +23,30 @@ def local_name(imp: ImportRef) -> str:
     return imp.module
 
 
-def _module_files(base: str) -> list[str]:
-    return [f"{base}.py", f"{base}/__init__.py"] if base else ["__init__.py"]
-
-
 def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
+    """Imports name modules; they are matched against the dotted module names of the
+    project's Python files (``module`` candidates), so ``src/`` layouts and packages work."""
     module = imp.module
     if module.startswith("."):
         level = len(module) - len(module.lstrip("."))
         rest = module[level:]
-        folder = posixpath.dirname(path)
-        for _ in range(level - 1):
-            folder = posixpath.dirname(folder)
-        base = posixpath.join(folder, *rest.split(".")) if rest else folder
-        roots = [base]
+        package = module_name(path).split(".")
+        if not path.endswith("__init__.py"):
+            package = package[:-1]
+        if level - 1 > len(package):
+            return []
+        parts = package[: len(package) - (level - 1)] + (rest.split(".") if rest else [])
+        base = ".".join(p for p in parts if p)
     else:
-        rel = module.replace(".", "/")
-        roots = [rel, f"src/{rel}"]
-    out: list[Candidate] = []
-    for root in roots:
-        root = root.strip("/")
-        if imp.name and imp.name != "*":
-            sub = f"{root}/{imp.name}" if root else imp.name
-            out.extend(Candidate(p) for p in _module_files(sub))
-            out.extend(Candidate(p, member=imp.name) for p in _module_files(root))
-        else:
-            out.extend(Candidate(p) for p in _module_files(root))
-    return out
+        base = module
+    if not base:
+        return []
+    if imp.name and imp.name != "*":
+        return [
+            Candidate(f"{base}.{imp.name}", "module"),
+            Candidate(base, "module", member=imp.name),
+        ]
+    return [Candidate(base, "module")]
 
 
 SPEC = LanguageSpec(

@@ -1,0 +1,173 @@
+"""The command line: formats, exit codes, errors without tracebacks, status coverage, logs."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_znt
+
+
+@pytest.fixture(scope="module")
+def proj(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("cli")
+    (root / "pkg").mkdir()
+    (root / "pkg" / "__init__.py").write_text("")
+    (root / "pkg" / "service.py").write_text(
+        "class OrderService:\n"
+        '    """Places orders."""\n\n'
+        "    limit = 3\n\n"
+        "    def place(self, order):\n"
+        "        return self.check(order)\n\n"
+        "    def check(self, order):\n"
+        "        return True\n\n\n"
+        "def helper():\n"
+        "    return OrderService()\n"
+    )
+    proc = run_znt("scan", str(root))
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+def test_help_documents_exit_codes():
+    proc = run_znt("--help")
+    assert proc.returncode == 0
+    for line in ("0  success", "2  usage error", "3  index missing", "4  symbol or file not found", "5  runtime failure"):
+        assert line in proc.stdout
+
+
+def test_usage_errors_exit_2_without_traceback(proj):
+    for args in (["scan", "--bogus"], ["outline"], ["scan", str(proj), "--language", "cobol"], ["--format", "xml", "stats"]):
+        proc = run_znt(*args, cwd=proj)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert "Traceback" not in proc.stderr
+
+
+def test_outline_text_and_json(proj):
+    proc = run_znt("outline", "pkg/service.py", cwd=proj)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == [
+        "[file_outline] pkg/service.py (2 symbols)",
+        "L1-10 declaration/class OrderService: class OrderService",
+        "L13-14 function/function helper: def helper()",
+    ]
+    doc = json.loads(run_znt("outline", "pkg/service.py", "--format", "json", "--code", cwd=proj).stdout)
+    assert doc["schema_version"] == 1 and doc["total_symbols"] == 2
+    assert doc["symbols"][1]["code"] == "def helper():\n    return OrderService()"
+    assert doc["symbols"][0]["doc"] == "Places orders."
+    # From a subfolder, and with an absolute path.
+    assert run_znt("outline", "service.py", cwd=proj / "pkg").returncode == 0
+    assert run_znt("-C", str(proj), "outline", str(proj / "pkg" / "service.py"), cwd="/").returncode == 0
+
+
+def test_outline_missing_file_exits_4_with_close_paths(proj):
+    proc = run_znt("outline", "pkg/servise.py", cwd=proj)
+    assert proc.returncode == 4
+    assert "pkg/service.py" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_znt("outline", "pkg/servise.py", "--format", "json", cwd=proj)
+    assert proc.returncode == 4
+    err = json.loads(proc.stdout)["error"]
+    assert err["code"] == "not_found" and err["suggestions"][0] == "pkg/service.py"
+
+
+def test_outline_outside_project_is_refused(proj, tmp_path):
+    outside = tmp_path / "x.py"
+    outside.write_text("def f():\n    pass\n")
+    proc = run_znt("-C", str(proj), "outline", str(outside))
+    assert proc.returncode == 2 and "outside the project" in proc.stderr
+
+
+def test_missing_index_exits_3(tmp_path):
+    for args in (["stats"], ["outline", "a.py"]):
+        proc = run_znt(*args, cwd=tmp_path)
+        assert proc.returncode == 3, args
+        assert "znt scan" in proc.stderr and "Traceback" not in proc.stderr
+
+
+def test_status_coverage(proj, tmp_path):
+    exact = json.loads(run_znt("status", str(proj), "--format", "json").stdout)
+    assert exact["coverage"] == "exact" and exact["has_index"] is True
+    assert exact["stats"]["declarations"] == 1 and exact["stats"]["functions"] == 3
+    assert exact["stats"]["members"] == 1 and exact["freshness"]["stale"] is False
+    sub = json.loads(run_znt("status", str(proj / "pkg"), "--format", "json").stdout)
+    assert sub["coverage"] == "ancestor" and sub["project_root"] == str(proj)
+    none = json.loads(run_znt("status", str(tmp_path), "--format", "json").stdout)
+    assert none["coverage"] == "none" and none["has_index"] is False
+    assert run_znt("status", str(tmp_path / "nope")).returncode == 2
+
+
+def test_status_reports_staleness_without_rescanning(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    (tmp_path / "b.py").write_text("y = 1\n")
+    run_znt("scan", str(tmp_path))
+    (tmp_path / "a.py").write_text("x = 22\n")
+    (tmp_path / "b.py").unlink()
+    (tmp_path / "c.py").write_text("z = 1\n")
+    fr = json.loads(run_znt("status", str(tmp_path), "--format", "json").stdout)["freshness"]
+    assert (fr["stale"], fr["files_changed"], fr["files_added"], fr["files_deleted"]) == (True, 1, 1, 1)
+    assert "Stale:     yes" in run_znt("status", str(tmp_path)).stdout
+
+
+def test_stats(proj):
+    doc = json.loads(run_znt("stats", "--format", "json", cwd=proj).stdout)
+    assert doc["files"]["by_language"] == {"python": 2}
+    assert doc["symbols"]["by_type"] == {"namespace": 2, "function": 3, "declaration": 1, "member": 1}
+    assert doc["edges"]["by_kind"]["contains"] == 5
+    assert doc["edges"]["by_resolution"]["self_method"] == 1
+    assert doc["edges"]["by_resolution"]["constructor"] == 1
+    assert doc["index"]["bytes"] > 0
+    assert "Edges by resolution" in run_znt("stats", cwd=proj).stdout
+
+
+def test_logs_cursor_semantics(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    run_znt("scan", str(tmp_path))
+    first = json.loads(run_znt("logs", "--format", "json", cwd=tmp_path).stdout)
+    assert first["entries"] and first["truncated"] is False
+    stream, cursor = first["stream_id"], first["next_cursor"]
+    assert first["entries"][-1]["id"] == cursor
+    # Nothing new: empty, cursor unchanged.
+    same = json.loads(run_znt("logs", "--stream-id", stream, "--after-id", str(cursor), "--format", "json", cwd=tmp_path).stdout)
+    assert (same["entries"], same["next_cursor"], same["truncated"]) == ([], cursor, False)
+    (tmp_path / "b.py").write_text("y = 1\n")
+    run_znt("scan", str(tmp_path))
+    newer = json.loads(run_znt("logs", "--stream-id", stream, "--after-id", str(cursor), "--format", "json", cwd=tmp_path).stdout)
+    assert newer["entries"] and all(e["id"] > cursor for e in newer["entries"])
+    # A stale stream or a cursor ahead of the stream: the whole buffer, truncated.
+    stale = json.loads(run_znt("logs", "--stream-id", "stream_x", "--after-id", "1", "--format", "json", cwd=tmp_path).stdout)
+    assert stale["truncated"] is True and len(stale["entries"]) >= 2
+    ahead = json.loads(run_znt("logs", "--stream-id", stream, "--after-id", "99999", "--format", "json", cwd=tmp_path).stdout)
+    assert ahead["truncated"] is True
+    # Half a cursor is a usage error.
+    assert run_znt("logs", "--after-id", "3", cwd=tmp_path).returncode == 2
+    jsonl = run_znt("logs", "--format", "jsonl", cwd=tmp_path).stdout.splitlines()
+    assert all("message" in json.loads(line) for line in jsonl)
+
+
+def test_log_ring_keeps_last_100(tmp_path):
+    from znt.index.log import ScanLog
+
+    log = ScanLog(tmp_path / "log.jsonl")
+    for i in range(250):
+        log.write([("info", f"m{i}")])
+    doc = log.read()
+    assert len(doc["entries"]) == 100
+    assert doc["entries"][0]["message"] == "m150" and doc["next_cursor"] == 250
+    evicted = log.read(doc["stream_id"], 10)
+    assert evicted["truncated"] is True
+
+
+def test_global_options_after_the_command(proj):
+    proc = run_znt("stats", "-C", str(proj), "--format", "json", "-q")
+    assert proc.returncode == 0 and json.loads(proc.stdout)["kind"] == "stats"
+
+
+def test_scan_summary_goes_to_stdout_progress_never_when_piped(tmp_path):
+    (tmp_path / "a.py").write_text("x = 1\n")
+    proc = run_znt("scan", str(tmp_path))
+    assert proc.stdout.startswith("Indexed 1 files (full)")
+    assert "[ast]" not in proc.stderr  # no progress bar when stderr is not a terminal
+    again = run_znt("scan", str(tmp_path), "--format", "json")
+    assert json.loads(again.stdout)["mode"] == "noop"

@@ -1,0 +1,150 @@
+"""Go: a package is a folder; an import path names a folder through the module in ``go.mod``.
+
+``import "example.com/shop/pkg/util"`` binds the package's local name (``util``, or the alias)
+to every file of the folder ``pkg/util`` when the nearest ``go.mod`` above the importing file
+says ``module example.com/shop`` and sits at the project root (or to ``<dir>/pkg/util`` when
+it sits in ``<dir>/``). Anything else (the standard library, third-party modules, a file with
+no ``go.mod`` above it inside the project) is an external package: never matched against
+project folders by a suffix of its path.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+import sys
+
+from znt.index.languages import Candidate, ImportRef, LanguageSpec
+
+_MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
+_MAJOR_VERSION = re.compile(r"v[0-9]+\Z")
+
+# go.mod path -> ((mtime_ns, size), module path or None); re-read when the file changes.
+_GOMOD_CACHE: dict[str, tuple[tuple[int, int], str | None]] = {}
+# The last file's (root, path) and its nearest module: the imports of one file are mapped
+# one after the other, so the go.mod lookup runs once per file.
+_LAST: list[tuple[tuple[str, str], tuple[str, str] | None]] = []
+
+
+def module_name(path: str) -> str:
+    stem = path[:-3] if path.endswith(".go") else path.rsplit(".", 1)[0]
+    return stem.replace("/", ".")
+
+
+def local_name(imp: ImportRef) -> str:
+    """The package name an import binds: the alias, else the last path element (skipping a
+    ``/v2`` major-version suffix and a ``.v3`` gopkg.in suffix)."""
+    if imp.alias:
+        return imp.alias
+    parts = [p for p in imp.module.split("/") if p]
+    if not parts:
+        return imp.module
+    last = parts[-1]
+    if _MAJOR_VERSION.match(last) and len(parts) > 1:
+        last = parts[-2]
+    if ".v" in last and last.rsplit(".v", 1)[1].isdigit():
+        last = last.rsplit(".v", 1)[0]
+    return last
+
+
+def _project_root(path: str) -> str | None:
+    """The absolute project root of the file being extracted.
+
+    ``import_candidates`` receives only the project-relative path; the parse job that called
+    the extractor holds the absolute one, so the root is its ``abspath`` minus ``path``.
+    """
+    frame = sys._getframe(1)
+    depth = 0
+    while frame is not None and depth < 12:
+        job = frame.f_locals.get("job")
+        abspath = getattr(job, "abspath", None)
+        if isinstance(abspath, str) and getattr(job, "path", None) == path:
+            norm = abspath.replace(os.sep, "/")
+            if norm.endswith("/" + path):
+                return norm[: -len(path) - 1] or "/"
+            return None
+        frame = frame.f_back  # type: ignore[assignment]
+        depth += 1
+    return None
+
+
+def _read_module(gomod: str) -> str | None:
+    try:
+        st = os.stat(gomod)
+    except OSError:
+        return None
+    key = (st.st_mtime_ns, st.st_size)
+    hit = _GOMOD_CACHE.get(gomod)
+    if hit is not None and hit[0] == key:
+        return hit[1]
+    try:
+        with open(gomod, encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+    except OSError:
+        return None
+    m = _MODULE_LINE.search(text)
+    module = m.group(1).strip('"`') if m else None
+    _GOMOD_CACHE[gomod] = (key, module)
+    return module
+
+
+def _nearest_module(root: str, path: str) -> tuple[str, str] | None:
+    """(folder of the nearest go.mod relative to the root, its module path), looking from
+    the importing file's folder up to the project root and never above it."""
+    folder = posixpath.dirname(path)
+    while True:
+        gomod = posixpath.join(root, folder, "go.mod") if folder else f"{root}/go.mod"
+        if os.path.isfile(gomod):
+            module = _read_module(gomod)
+            return (folder, module) if module else None
+        if not folder:
+            return None
+        folder = posixpath.dirname(folder)
+
+
+def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
+    root = _project_root(path)
+    if root is None:
+        return []
+    key = (root, path)
+    if _LAST and _LAST[0][0] == key:
+        found = _LAST[0][1]
+    else:
+        found = _nearest_module(root, path)
+        _LAST[:] = [(key, found)]
+    if found is None:
+        return []
+    base, module = found
+    target = imp.module.strip("/")
+    if target == module:
+        rel = base
+    elif target.startswith(module + "/"):
+        rest = target[len(module) + 1 :]
+        rel = posixpath.join(base, rest) if base else rest
+    else:
+        return []
+    if ".." in rel.split("/"):
+        return []
+    return [Candidate(rel, mode="dir")]
+
+
+SPEC = LanguageSpec(
+    name="go",
+    grammar="go",
+    extensions=(".go",),
+    exclude=("vendor/", "testdata/"),
+    entrypoints=("main.go",),
+    tests=("*_test.go", "testdata/"),
+    self_names=(),
+    constructor_names=(),
+    class_scope_visible=False,
+    package_scope=True,
+    docstrings=False,
+    comment_types=("comment",),
+    wrapper_types=(),
+    body_fields=("body",),
+    module_name=module_name,
+    local_name=local_name,
+    import_candidates=import_candidates,
+)

@@ -1,0 +1,154 @@
+"""JavaScript: ES modules and CommonJS; only relative imports map to project files.
+
+The import-to-file mapping here is shared with ``typescript``: a relative specifier
+(``./x``, ``../y/z.js``) is resolved against the importing file's folder, trying the
+specifier as written, then with each script extension, then as a folder's ``index`` file.
+Bare specifiers (``react``, ``node:fs``, ``@scope/pkg``) and path aliases (``@/x``, which
+depend on a bundler or ``tsconfig.json``) are never mapped: they become ``dep::`` nodes.
+
+What a binding may look up in the target file:
+
+* ``import { A, B as C } from './x'`` and ``const { A } = require('./x')``: the symbol ``A``;
+* ``import * as ns from './x'``: any top-level symbol, ``ns.A`` -> ``A``;
+* ``import X from './x'``, ``const X = require('./x')``, TS ``import X = require('./x')``:
+  the default export, whose name the file alone does not tell. The member ``default`` is
+  looked up, which no symbol is named, so calls through it stay unresolved rather than
+  risking a wrong binding;
+* ``import './x'``, ``export ... from './x'``, ``import('./x')``: the file only (the local
+  name is the specifier itself, which no expression can match).
+"""
+
+from __future__ import annotations
+
+import posixpath
+
+from znt.index.languages import Candidate, ImportRef, LanguageSpec
+
+JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs")
+TS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts")
+CODE_EXTENSIONS = JS_EXTENSIONS + TS_EXTENSIONS + (".d.ts",)
+
+# Where a compiled ``.js`` specifier may come from in a TypeScript project (``./x.js``
+# written in ``x.ts`` under ``moduleResolution: node16``).
+_TS_SOURCES = {".js": (".ts", ".tsx"), ".mjs": (".mts",), ".cjs": (".cts",)}
+
+# Generated, vendored and bundled code; shared with TypeScript.
+EXCLUDE = (
+    "node_modules/",
+    "bower_components/",
+    "jspm_packages/",
+    "dist/",
+    "build/",
+    "coverage/",
+    ".next/",
+    ".nuxt/",
+    ".svelte-kit/",
+    ".turbo/",
+    ".parcel-cache/",
+    ".yarn/",
+    "storybook-static/",
+    "*.min.js",
+    "*.bundle.js",
+)
+
+DEFAULT_MEMBER = "default"
+
+
+def strip_extension(path: str) -> str:
+    for ext in (".d.ts", ".d.mts", ".d.cts"):
+        if path.endswith(ext):
+            return path[: -len(ext)]
+    return posixpath.splitext(path)[0]
+
+
+def module_name(path: str) -> str:
+    """``src/models/order.js`` -> ``src.models.order``; ``lib/index.js`` -> ``lib``."""
+    parts = strip_extension(path).split("/")
+    if parts[-1] == "index" and len(parts) > 1:
+        parts = parts[:-1]
+    return ".".join(parts)
+
+
+def local_name(imp: ImportRef) -> str:
+    """The name an import binds; an import that binds none keeps the specifier."""
+    if imp.alias:
+        return imp.alias
+    if imp.name and imp.name != "*":
+        return imp.name
+    return imp.module
+
+
+def _member(imp: ImportRef) -> str | None:
+    if imp.name == "*":
+        return None
+    if imp.name:
+        return imp.name
+    if imp.alias:
+        return DEFAULT_MEMBER
+    return None
+
+
+def _files(base: str, extensions: tuple[str, ...]) -> list[str]:
+    ext = posixpath.splitext(base)[1]
+    if ext in CODE_EXTENSIONS:
+        # Written with its extension: that file, or the TypeScript source it compiles from.
+        stem = base[: -len(ext)]
+        return [base] + [stem + src for src in _TS_SOURCES.get(ext, ())]
+    if not base:  # the project root itself: only its index file
+        return ["index" + e for e in extensions]
+    out = [base] if ext else []
+    out.extend(base + e for e in extensions)
+    out.extend(f"{base}/index{e}" for e in extensions)
+    return out
+
+
+def relative_candidates(path: str, imp: ImportRef, extensions: tuple[str, ...]) -> list[Candidate]:
+    """Project files a relative specifier may name, most likely first."""
+    module = imp.module
+    if not (module == "." or module == ".." or module.startswith(("./", "../"))):
+        return []
+    base = posixpath.normpath(posixpath.join(posixpath.dirname(path), module))
+    if base == ".":
+        base = ""
+    if base == ".." or base.startswith("../"):
+        return []  # outside the project
+    member = _member(imp)
+    return [Candidate(p, member=member) for p in _files(base, extensions)]
+
+
+def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
+    return relative_candidates(path, imp, JS_EXTENSIONS + TS_EXTENSIONS)
+
+
+SPEC = LanguageSpec(
+    name="javascript",
+    grammar="javascript",
+    extensions=JS_EXTENSIONS,
+    exclude=EXCLUDE,
+    entrypoints=("main.js", "main.mjs", "server.js", "cli.js", "app.js", "bin/"),
+    tests=(
+        "*.test.js",
+        "*.spec.js",
+        "*.test.jsx",
+        "*.spec.jsx",
+        "*.test.mjs",
+        "*.spec.mjs",
+        "*.test.cjs",
+        "*.spec.cjs",
+        "__tests__/",
+        "__mocks__/",
+        "test/",
+        "tests/",
+        "spec/",
+    ),
+    self_names=("this",),
+    constructor_names=("constructor",),
+    class_scope_visible=False,
+    docstrings=False,
+    comment_types=("comment",),
+    wrapper_types=("export_statement",),
+    body_fields=("body",),
+    module_name=module_name,
+    local_name=local_name,
+    import_candidates=import_candidates,
+)

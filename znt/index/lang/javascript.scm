@@ -1,0 +1,103 @@
+; JavaScript definitions, references and imports (capture conventions: docs/languages.md).
+; Patterns that may capture the same node are kept mutually exclusive (a variable's value
+; is listed by type, never a function or class), since the engine keeps whichever match of
+; a node comes first and tree-sitter does not order matches by pattern.
+
+; ---------------------------------------------------------------------------- classes
+(class_declaration name: (identifier) @name) @definition.class
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: (class)) @definition.class))
+(program (variable_declaration (variable_declarator name: (identifier) @name value: (class)) @definition.class))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name value: (class)) @definition.class)))
+(program (export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name value: (class)) @definition.class)))
+
+; ---------------------------------------------------------------------------- functions
+(function_declaration name: (identifier) @name) @definition.function
+(generator_function_declaration name: (identifier) @name) @definition.function
+
+; Methods, getters, setters and the constructor of a class (object-literal methods are not
+; names in any scope, so they are not symbols).
+(class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
+
+; Module-level `const f = () => ...` / `function () {}` are functions.
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
+(program (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)))
+(program (export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)))
+
+; ---------------------------------------------------------------------------- variables
+; Other module-level bindings; `const x = require('./x')` is an import, not a variable.
+(program (lexical_declaration (variable_declarator name: (identifier) @name value: [(identifier) (number) (string) (template_string) (true) (false) (null) (undefined) (object) (array) (call_expression) (new_expression) (member_expression) (subscript_expression) (binary_expression) (unary_expression) (ternary_expression) (await_expression) (parenthesized_expression) (regex) (update_expression) (assignment_expression) (augmented_assignment_expression) (sequence_expression) (this) (yield_expression) (jsx_element) (jsx_self_closing_element)] @_value (#not-match? @_value "^require\\s*\\(")) @definition.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name value: [(identifier) (number) (string) (template_string) (true) (false) (null) (undefined) (object) (array) (call_expression) (new_expression) (member_expression) (subscript_expression) (binary_expression) (unary_expression) (ternary_expression) (await_expression) (parenthesized_expression) (regex) (update_expression) (assignment_expression) (augmented_assignment_expression) (sequence_expression) (this) (yield_expression) (jsx_element) (jsx_self_closing_element)] @_value (#not-match? @_value "^require\\s*\\(")) @definition.variable))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name value: [(identifier) (number) (string) (template_string) (true) (false) (null) (undefined) (object) (array) (call_expression) (new_expression) (member_expression) (subscript_expression) (binary_expression) (unary_expression) (ternary_expression) (await_expression) (parenthesized_expression) (regex) (update_expression) (assignment_expression) (augmented_assignment_expression) (sequence_expression) (this) (yield_expression) (jsx_element) (jsx_self_closing_element)] @_value (#not-match? @_value "^require\\s*\\(")) @definition.variable)))
+(program (export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name value: [(identifier) (number) (string) (template_string) (true) (false) (null) (undefined) (object) (array) (call_expression) (new_expression) (member_expression) (subscript_expression) (binary_expression) (unary_expression) (ternary_expression) (await_expression) (parenthesized_expression) (regex) (update_expression) (assignment_expression) (augmented_assignment_expression) (sequence_expression) (this) (yield_expression) (jsx_element) (jsx_self_closing_element)] @_value (#not-match? @_value "^require\\s*\\(")) @definition.variable)))
+(program (lexical_declaration (variable_declarator name: (identifier) @name !value) @definition.variable))
+(program (variable_declaration (variable_declarator name: (identifier) @name !value) @definition.variable))
+(program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name !value) @definition.variable)))
+(program (export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name !value) @definition.variable)))
+
+; Class fields: a field holding a function is a method (`handle = (e) => ...`); the others
+; are fields (constants when UPPER_CASE).
+(class_body (field_definition property: [(property_identifier) (private_property_identifier)] @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function)
+(class_body (field_definition property: [(property_identifier) (private_property_identifier)] @name value: [(identifier) (number) (string) (template_string) (true) (false) (null) (undefined) (object) (array) (call_expression) (new_expression) (member_expression) (subscript_expression) (binary_expression) (unary_expression) (ternary_expression) (await_expression) (parenthesized_expression) (regex) (update_expression) (assignment_expression) (augmented_assignment_expression) (sequence_expression) (this) (yield_expression) (jsx_element) (jsx_self_closing_element)] @_value) @definition.variable)
+(class_body (field_definition property: [(property_identifier) (private_property_identifier)] @name !value) @definition.variable)
+
+; ---------------------------------------------------------------------------- base classes
+(class_declaration (class_heritage [(identifier) (member_expression)] @reference.inherits))
+(program (lexical_declaration (variable_declarator value: (class (class_heritage [(identifier) (member_expression)] @reference.inherits)))))
+(program (export_statement declaration: (lexical_declaration (variable_declarator value: (class (class_heritage [(identifier) (member_expression)] @reference.inherits))))))
+
+; ---------------------------------------------------------------------------- calls
+; The callee expression is kept as written (`a.b.c`, `this.m`, `obj?.m`); dynamic callees
+; (`f()()`, `handlers[k]()`) and `super(...)` are not references to a name.
+(call_expression function: [(identifier) (member_expression)] @callee) @reference.call
+(new_expression constructor: [(identifier) (member_expression)] @callee) @reference.new
+
+; Decorators are calls of the decorator expression (`@dec` and `@dec(...)`, the latter
+; being a call_expression already).
+(decorator [(identifier) (member_expression)] @reference.call)
+
+; A JSX element whose name is capitalised renders a component: a call of it. Lower-case
+; names are HTML elements.
+(jsx_opening_element name: [(identifier) (member_expression)] @reference.call (#match? @reference.call "^[A-Z]"))
+(jsx_self_closing_element name: [(identifier) (member_expression)] @reference.call (#match? @reference.call "^[A-Z]"))
+
+; ---------------------------------------------------------------------------- locals
+; Parameters (plain, defaulted, rest, destructured) and the single bare parameter of `x => ...`.
+(formal_parameters (identifier) @local)
+(formal_parameters (assignment_pattern left: (identifier) @local))
+(formal_parameters (rest_pattern (identifier) @local))
+(arrow_function parameter: (identifier) @local)
+(object_pattern (shorthand_property_identifier_pattern) @local)
+(object_pattern (pair_pattern value: (identifier) @local))
+(object_pattern (object_assignment_pattern left: (shorthand_property_identifier_pattern) @local))
+(object_pattern (rest_pattern (identifier) @local))
+(array_pattern (identifier) @local)
+(array_pattern (assignment_pattern left: (identifier) @local))
+(array_pattern (rest_pattern (identifier) @local))
+; Variables declared inside a function body or block, loop variables, caught errors.
+(statement_block (lexical_declaration (variable_declarator name: (identifier) @local)))
+(statement_block (variable_declaration (variable_declarator name: (identifier) @local)))
+(for_statement initializer: (lexical_declaration (variable_declarator name: (identifier) @local)))
+(for_statement initializer: (variable_declaration (variable_declarator name: (identifier) @local)))
+(for_in_statement left: (identifier) @local)
+(catch_clause parameter: (identifier) @local)
+
+; ---------------------------------------------------------------------------- imports
+; import X from 'm'            -> the default export, bound to X
+(import_statement (import_clause (identifier) @import.alias) source: (string) @import.module) @import
+; import * as ns from 'm'
+(import_statement (import_clause (namespace_import (identifier) @import.alias) @import.wildcard) source: (string) @import.module) @import
+; import { A, B as C } from 'm'
+(import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias))) source: (string) @import.module) @import
+; import 'm' (side effects only)
+(import_statement . source: (string) @import.module) @import
+; export { A } from 'm', export * from 'm': a dependency that binds no local name
+(export_statement source: (string) @import.module) @import
+; import('m')
+(call_expression function: (import) arguments: (arguments . (string) @import.module)) @import
+
+; CommonJS: const x = require('m'); const { A, B: c } = require('m'); require('m')
+(variable_declarator name: (identifier) @import.alias value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
+(variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
+(variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias)) value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
+(expression_statement (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
