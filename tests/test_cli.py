@@ -34,12 +34,23 @@ def proj(tmp_path_factory) -> Path:
 def test_help_documents_exit_codes():
     proc = run_znt("--help")
     assert proc.returncode == 0
-    for line in ("0  success", "2  usage error", "3  index missing", "4  symbol or file not found", "5  runtime failure"):
+    for line in (
+        "0  success",
+        "2  usage error",
+        "3  index missing",
+        "4  symbol or file not found",
+        "5  runtime failure",
+    ):
         assert line in proc.stdout
 
 
 def test_usage_errors_exit_2_without_traceback(proj):
-    for args in (["scan", "--bogus"], ["outline"], ["scan", str(proj), "--language", "cobol"], ["--format", "xml", "stats"]):
+    for args in (
+        ["scan", "--bogus"],
+        ["outline"],
+        ["scan", str(proj), "--language", "cobol"],
+        ["--format", "xml", "stats"],
+    ):
         proc = run_znt(*args, cwd=proj)
         assert proc.returncode == 2, (args, proc.stderr)
         assert "Traceback" not in proc.stderr
@@ -53,13 +64,18 @@ def test_outline_text_and_json(proj):
         "L1-10 declaration/class OrderService: class OrderService",
         "L13-14 function/function helper: def helper()",
     ]
-    doc = json.loads(run_znt("outline", "pkg/service.py", "--format", "json", "--code", cwd=proj).stdout)
+    doc = json.loads(
+        run_znt("outline", "pkg/service.py", "--format", "json", "--code", cwd=proj).stdout
+    )
     assert doc["schema_version"] == 1 and doc["total_symbols"] == 2
     assert doc["symbols"][1]["code"] == "def helper():\n    return OrderService()"
     assert doc["symbols"][0]["doc"] == "Places orders."
     # From a subfolder, and with an absolute path.
     assert run_znt("outline", "service.py", cwd=proj / "pkg").returncode == 0
-    assert run_znt("-C", str(proj), "outline", str(proj / "pkg" / "service.py"), cwd="/").returncode == 0
+    assert (
+        run_znt("-C", str(proj), "outline", str(proj / "pkg" / "service.py"), cwd="/").returncode
+        == 0
+    )
 
 
 def test_outline_missing_file_exits_4_with_close_paths(proj):
@@ -106,14 +122,24 @@ def test_status_reports_staleness_without_rescanning(tmp_path):
     (tmp_path / "b.py").unlink()
     (tmp_path / "c.py").write_text("z = 1\n")
     fr = json.loads(run_znt("status", str(tmp_path), "--format", "json").stdout)["freshness"]
-    assert (fr["stale"], fr["files_changed"], fr["files_added"], fr["files_deleted"]) == (True, 1, 1, 1)
+    assert (fr["stale"], fr["files_changed"], fr["files_added"], fr["files_deleted"]) == (
+        True,
+        1,
+        1,
+        1,
+    )
     assert "Stale:     yes" in run_znt("status", str(tmp_path)).stdout
 
 
 def test_stats(proj):
     doc = json.loads(run_znt("stats", "--format", "json", cwd=proj).stdout)
     assert doc["files"]["by_language"] == {"python": 2}
-    assert doc["symbols"]["by_type"] == {"namespace": 2, "function": 3, "declaration": 1, "member": 1}
+    assert doc["symbols"]["by_type"] == {
+        "namespace": 2,
+        "function": 3,
+        "declaration": 1,
+        "member": 1,
+    }
     assert doc["edges"]["by_kind"]["contains"] == 5
     assert doc["edges"]["by_resolution"]["self_method"] == 1
     assert doc["edges"]["by_resolution"]["constructor"] == 1
@@ -129,16 +155,46 @@ def test_logs_cursor_semantics(tmp_path):
     stream, cursor = first["stream_id"], first["next_cursor"]
     assert first["entries"][-1]["id"] == cursor
     # Nothing new: empty, cursor unchanged.
-    same = json.loads(run_znt("logs", "--stream-id", stream, "--after-id", str(cursor), "--format", "json", cwd=tmp_path).stdout)
+    same = json.loads(
+        run_znt(
+            "logs",
+            "--stream-id",
+            stream,
+            "--after-id",
+            str(cursor),
+            "--format",
+            "json",
+            cwd=tmp_path,
+        ).stdout
+    )
     assert (same["entries"], same["next_cursor"], same["truncated"]) == ([], cursor, False)
     (tmp_path / "b.py").write_text("y = 1\n")
     run_znt("scan", str(tmp_path))
-    newer = json.loads(run_znt("logs", "--stream-id", stream, "--after-id", str(cursor), "--format", "json", cwd=tmp_path).stdout)
+    newer = json.loads(
+        run_znt(
+            "logs",
+            "--stream-id",
+            stream,
+            "--after-id",
+            str(cursor),
+            "--format",
+            "json",
+            cwd=tmp_path,
+        ).stdout
+    )
     assert newer["entries"] and all(e["id"] > cursor for e in newer["entries"])
     # A stale stream or a cursor ahead of the stream: the whole buffer, truncated.
-    stale = json.loads(run_znt("logs", "--stream-id", "stream_x", "--after-id", "1", "--format", "json", cwd=tmp_path).stdout)
+    stale = json.loads(
+        run_znt(
+            "logs", "--stream-id", "stream_x", "--after-id", "1", "--format", "json", cwd=tmp_path
+        ).stdout
+    )
     assert stale["truncated"] is True and len(stale["entries"]) >= 2
-    ahead = json.loads(run_znt("logs", "--stream-id", stream, "--after-id", "99999", "--format", "json", cwd=tmp_path).stdout)
+    ahead = json.loads(
+        run_znt(
+            "logs", "--stream-id", stream, "--after-id", "99999", "--format", "json", cwd=tmp_path
+        ).stdout
+    )
     assert ahead["truncated"] is True
     # Half a cursor is a usage error.
     assert run_znt("logs", "--after-id", "3", cwd=tmp_path).returncode == 2

@@ -34,10 +34,16 @@ def test_incremental_parses_only_what_changed(tmp_path):
     write(tmp_path, "b.py", "def b():\n    return 2\n\ndef b2():\n    pass\n")
     bump(tmp_path / "b.py")
     second = api.scan(str(tmp_path))
-    assert (second["mode"], second["files_parsed"], second["files_unchanged"]) == ("incremental", 1, 2)
+    assert (second["mode"], second["files_parsed"], second["files_unchanged"]) == (
+        "incremental",
+        1,
+        2,
+    )
     assert ("b.py::b2",) in query(tmp_path, "SELECT id FROM symbols WHERE file = 'b.py'")
     # a.py was not re-parsed, but its call into b.py is still resolved.
-    assert query(tmp_path, "SELECT dst FROM edges WHERE src = 'a.py::a' AND kind = 'call'") == [("b.py::b",)]
+    assert query(tmp_path, "SELECT dst FROM edges WHERE src = 'a.py::a' AND kind = 'call'") == [
+        ("b.py::b",)
+    ]
 
     third = api.scan(str(tmp_path))
     assert third["mode"] == "noop"
@@ -61,12 +67,24 @@ def test_deleted_and_renamed_files_leave_nothing_behind(tmp_path):
     (tmp_path / "pkg/old.py").rename(tmp_path / "pkg/new.py")
     res = api.scan(str(tmp_path))
     assert res["files_deleted"] == 2
-    for table, col in (("files", "path"), ("symbols", "file"), ("refs", "file"), ("imports", "file"), ("edges", "file")):
-        rows = query(tmp_path, f"SELECT count(*) FROM {table} WHERE {col} IN ('gone.py', 'pkg/old.py')")
+    for table, col in (
+        ("files", "path"),
+        ("symbols", "file"),
+        ("refs", "file"),
+        ("imports", "file"),
+        ("edges", "file"),
+    ):
+        rows = query(
+            tmp_path, f"SELECT count(*) FROM {table} WHERE {col} IN ('gone.py', 'pkg/old.py')"
+        )
         assert rows == [(0,)], table
-    assert query(tmp_path, "SELECT count(*) FROM edges WHERE dst LIKE 'pkg/old.py%' OR src LIKE 'gone.py%'") == [(0,)]
+    assert query(
+        tmp_path, "SELECT count(*) FROM edges WHERE dst LIKE 'pkg/old.py%' OR src LIKE 'gone.py%'"
+    ) == [(0,)]
     # main.py's import now points nowhere in the project: an external dependency.
-    assert ("main.py", "dep::pkg.old") in set(query(tmp_path, "SELECT src, dst FROM edges WHERE kind = 'imports'"))
+    assert ("main.py", "dep::pkg.old") in set(
+        query(tmp_path, "SELECT src, dst FROM edges WHERE kind = 'imports'")
+    )
 
 
 def test_ignore_rules_nested_defaults_and_config(tmp_path):
@@ -153,11 +171,19 @@ def test_git_commit_is_recorded(tmp_path):
     import subprocess
 
     write(tmp_path, "a.py", "def a():\n    pass\n")
-    env = {**os.environ, "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@t", "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@t"}
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@t",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@t",
+    }
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "add", "a.py"], check=True)
     subprocess.run(["git", "-C", str(tmp_path), "commit", "-qm", "x"], check=True, env=env)
-    head = subprocess.run(["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True).stdout.strip()
+    head = subprocess.run(
+        ["git", "-C", str(tmp_path), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
     res = api.scan(str(tmp_path))
     assert res["index_commit"] == head
     st = api.status(str(tmp_path))
