@@ -46,7 +46,7 @@ class ParseJob:
     abspath: str
     language: str
     known_hash: str | None = None  # the hash in the index; equal content is not re-parsed
-    sink: str = ""  # folder the rows are written to (see store.CsvSink)
+    sink: str = ""  # folder the rows are written to (see store.CsvSink); "" = nowhere
 
 
 @dataclass
@@ -84,7 +84,7 @@ def parse_one(job: ParseJob) -> ParsedFile | None:
     """Read, hash and extract one file, writing its rows to the job's sink. ``None`` means
     it vanished before we read it."""
     result = _parse(job)
-    if result is not None and result[0].status != "unchanged":
+    if result is not None and result[0].status != "unchanged" and job.sink:
         _write_rows(job, *result)
     return result[0] if result is not None else None
 
