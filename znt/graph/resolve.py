@@ -14,7 +14,7 @@ Resolution rules and their confidence (docs/languages.md, "Call resolution"):
 * ``import`` - the callee's head is a name the file imports and the import resolves to a
   project file that defines the rest of the name (1.0).
 * ``same_package`` - Go/Java/Kotlin: the name is defined at the top level of exactly one
-  other file of the same folder and language (1.0).
+  other file of the same package (package declaration, else folder) and language (1.0).
 * ``external`` - the head is an import of something outside the project: the edge goes to
   an external node named by the full dotted path (1.0 that it leaves the project).
 * ``unresolved`` / ``local`` - anything else: an external node with the name as written,
@@ -82,17 +82,28 @@ def _package_scope_languages() -> list[str]:
     return sorted(spec.name for spec in all_languages() if spec.package_scope)
 
 
+# A file's package: its package declaration (Java, Kotlin), else its folder (Go).
+_PACKAGE_KEYS = """
+SELECT f.path, f.dir, f.module_name, f.language,
+       coalesce('package:' || p.qualified_name, 'dir:' || f.dir) AS pkgkey
+FROM files f
+LEFT JOIN (SELECT file, min(qualified_name) AS qualified_name FROM symbols
+           WHERE kind = 'package' GROUP BY file) p ON p.file = f.path
+"""
+
+
 def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) -> None:
     """``scope``: the files whose outgoing edges are recomputed."""
     if changed is None:
         con.execute("CREATE OR REPLACE TEMP TABLE scope AS SELECT path FROM files")
         return
     con.execute(
-        """
+        f"""
         CREATE OR REPLACE TEMP TABLE scope AS
         SELECT path FROM changed_keys
         UNION
-        SELECT f.path FROM files f SEMI JOIN changed_keys k ON k.dir = f.dir
+        SELECT k2.path FROM ({_PACKAGE_KEYS}) k2 SEMI JOIN changed_keys k
+          ON k.language = k2.language AND k.pkgkey = k2.pkgkey
         UNION
         SELECT c.file FROM import_candidates c JOIN changed_keys k
           ON (c.mode = 'exact' AND c.path = k.path)
@@ -107,14 +118,16 @@ def remember_changed(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> No
     """Record the keys (path, folder, module name) of files about to change, before their
     rows are replaced; ``rebuild_edges`` also adds the keys of their new rows."""
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE changed_keys (path VARCHAR, dir VARCHAR, module_name VARCHAR)"
+        "CREATE OR REPLACE TEMP TABLE changed_keys "
+        "(path VARCHAR, dir VARCHAR, module_name VARCHAR, language VARCHAR, pkgkey VARCHAR)"
     )
     con.execute("CREATE OR REPLACE TEMP TABLE changed_paths (path VARCHAR)")
     con.execute("INSERT INTO changed_paths SELECT unnest(?)", [list(paths)])
     con.execute(
-        """
+        f"""
         INSERT INTO changed_keys
-        SELECT f.path, f.dir, f.module_name FROM files f SEMI JOIN changed_paths c ON c.path = f.path
+        SELECT k.path, k.dir, k.module_name, k.language, k.pkgkey
+            FROM ({_PACKAGE_KEYS}) k SEMI JOIN changed_paths c ON c.path = k.path
         """
     )
 
@@ -127,9 +140,10 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     if changed is not None:
         con.execute("INSERT INTO changed_paths SELECT unnest(?)", [list(changed)])
         con.execute(
-            """
+            f"""
             INSERT INTO changed_keys
-            SELECT f.path, f.dir, f.module_name FROM files f SEMI JOIN changed_paths c ON c.path = f.path
+            SELECT k.path, k.dir, k.module_name, k.language, k.pkgkey
+            FROM ({_PACKAGE_KEYS}) k SEMI JOIN changed_paths c ON c.path = k.path
             """
         )
     _set_scope(con, changed)
@@ -212,21 +226,27 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         QUALIFY row_number() OVER (PARTITION BY w.rid ORDER BY s.id) = 1
         """
     )
-    # Languages whose package spans a folder (Go, Java, Kotlin): a name defined at the top
-    # level of another file of the same folder and language, when exactly one file defines it.
+    # Languages with packages (Go, Java, Kotlin): a name defined at the top level of exactly
+    # one other file of the same package - the same package declaration, or for files
+    # without one (Go) the same folder - and language.
     packaged = _package_scope_languages()
     if packaged:
+        in_list = ", ".join(f"'{name}'" for name in packaged)
         con.execute(
-            f"""
+            f"CREATE OR REPLACE TEMP TABLE package_keys AS SELECT * FROM ({_PACKAGE_KEYS}) "
+            f"WHERE language IN ({in_list})"
+        )
+        con.execute(
+            """
             INSERT INTO ref_targets
             SELECT r.rid, any_value(s.id), 'same_package'
             FROM scoped_refs r
-            JOIN files rf ON rf.path = r.file
-            JOIN files sf ON sf.dir = rf.dir AND sf.language = rf.language AND sf.path <> rf.path
+            JOIN package_keys rf ON rf.path = r.file
+            JOIN package_keys sf
+              ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language AND sf.path <> rf.path
             JOIN symbols s ON s.file = sf.path AND s.qualified_name = r.expr
             ANTI JOIN ref_imports ri ON ri.rid = r.rid
             WHERE r.target IS NULL AND r.resolution IS NULL
-              AND rf.language IN ({", ".join(f"'{name}'" for name in packaged)})
               AND s.type IN ('function', 'declaration', 'member')
             GROUP BY r.rid
             HAVING count(DISTINCT s.id) = 1
@@ -297,6 +317,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         "ref_targets",
         "new_edges",
         "scoped_refs",
+        "package_keys",
         "scope",
         "changed_keys",
         "changed_paths",

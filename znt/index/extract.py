@@ -337,6 +337,7 @@ class Extractor:
         p = d.owner
         parent_id = p.id if p is not None else path
         decorators = self._decorators(node)
+        signature = self._signature(node, source)
         parent_role = None
         if p is not None:
             parent_role = infer_role(
@@ -354,9 +355,11 @@ class Extractor:
             _end_line(node, source),
             node.start_byte,
             node.end_byte,
-            self._signature(node, source),
+            signature,
             self._doc(node),
-            infer_role(self.spec, path, d.qname, d.type, d.kind, parent_role, decorators),
+            infer_role(
+                self.spec, path, d.qname, d.type, d.kind, parent_role, decorators, signature
+            ),
         )
 
     def _signature(self, node: Any, source: bytes) -> str:

@@ -135,6 +135,7 @@ def infer_role(
     kind: str,
     parent_role: str | None,
     decorators: tuple[str, ...],
+    signature: str = "",
 ) -> str:
     name = qname.rsplit(".", 1)[-1]
     # 1. tests: test files, and test-named functions and classes.
@@ -153,8 +154,12 @@ def infer_role(
     # 3. entry points: configured files, and main functions.
     if type_ == "namespace" and _path_matches(path, spec.entrypoints):
         return "entrypoint"
-    # main() at the top level, or a class's static Main (Java, C#, Kotlin companion).
-    if type_ == "function" and name in ENTRY_NAMES and ("." not in qname or kind == "method"):
+    # main() at the top level, or a class's static main (Java, C#).
+    if (
+        type_ == "function"
+        and name in ENTRY_NAMES
+        and ("." not in qname or (kind == "method" and "static" in signature.split("(")[0]))
+    ):
         return "entrypoint"
     # 4. contracts: interfaces, traits, protocols.
     if kind in CONTRACT_KINDS:

@@ -1,0 +1,227 @@
+"""Go extraction on a fixture module: exact symbols, kinds, lines, roles and edges."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import edges, symbols
+
+LANG = "lang/go"
+
+STORE = "internal/store/store.go"
+SERVICE = "internal/store/service.go"
+STRINGS = "pkg/util/strings.go"
+STRINGS_TEST = "pkg/util/strings_test.go"
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    from tests.conftest import copy_fixture
+    from znt import api
+
+    project = copy_fixture(LANG, tmp_path_factory.mktemp("go"))
+    api.scan(str(project))
+    return project
+
+
+def test_store_symbols(root):
+    # A method declared with a receiver is owned by its receiver type when the same file
+    # declares the type: it plays the type's role.
+    assert symbols(root, STORE) == [
+        ("Item", "declaration", "struct", 11, 13, "generic"),
+        ("Item.ID", "member", "field", 12, 12, "state"),
+        ("Item.Name", "member", "field", 12, 12, "state"),
+        ("Store", "declaration", "struct", 16, 20, "repository"),
+        ("Store.mu", "member", "field", 17, 17, "repository"),
+        ("Store.items", "member", "field", 18, 18, "repository"),
+        ("Store.order", "member", "field", 19, 19, "repository"),
+        ("NewStore", "function", "function", 23, 25, "generic"),
+        ("Store.Put", "function", "method", 28, 33, "repository"),
+        ("Store.append", "function", "method", 35, 37, "repository"),
+        ("Store.Get", "function", "method", 40, 43, "repository"),
+        ("Store.Len", "function", "method", 45, 47, "repository"),
+        ("Store.Snapshot", "function", "method", 49, 60, "repository"),
+        ("Store.Snapshot.entry", "declaration", "struct", 50, 53, "generic"),
+        ("Store.Snapshot.entry.key", "member", "field", 51, 51, "state"),
+        ("Store.Snapshot.entry.item", "member", "field", 52, 52, "state"),
+    ]
+
+
+def test_service_symbols(root):
+    assert symbols(root, SERVICE) == [
+        ("maxOrders", "member", "constant", 5, 5, "state"),
+        ("ErrFull", "member", "variable", 8, 8, "state"),
+        ("Reader", "declaration", "interface", 12, 14, "contract"),
+        ("Reader.Get", "function", "method", 13, 13, "contract"),
+        ("Repository", "declaration", "interface", 17, 20, "contract"),
+        ("Repository.Put", "function", "method", 19, 19, "contract"),
+        ("OrderService", "declaration", "struct", 24, 27, "service"),
+        ("OrderService.repo", "member", "field", 25, 25, "service"),
+        ("OrderService.count", "member", "field", 26, 26, "service"),
+        ("AuditedService", "declaration", "struct", 30, 33, "service"),
+        ("AuditedService.log", "member", "field", 32, 32, "service"),
+        ("NewOrderService", "function", "function", 35, 37, "generic"),
+        ("OrderService.Get", "function", "method", 40, 42, "service"),
+        ("OrderService.Place", "function", "method", 44, 52, "service"),
+        ("nextID", "function", "function", 54, 56, "generic"),
+    ]
+
+
+def test_util_main_and_test_symbols(root):
+    assert symbols(root, STRINGS) == [
+        ("MaxLen", "member", "constant", 7, 7, "state"),
+        ("minLen", "member", "constant", 8, 8, "state"),
+        ("separator", "member", "variable", 11, 11, "state"),
+        ("Slug", "function", "function", 14, 17, "utility"),
+        ("truncate", "function", "function", 19, 24, "utility"),
+    ]
+    assert symbols(root, "main.go") == [
+        ("main", "function", "function", 14, 19, "entrypoint"),
+        ("run", "function", "function", 21, 23, "generic"),
+        ("describe", "function", "function", 26, 28, "generic"),
+    ]
+    assert symbols(root, STRINGS_TEST) == [("TestSlug", "function", "function", 9, 13, "test")]
+
+
+def test_module_nodes_docs_and_signatures(root):
+    from tests.conftest import query
+
+    rows = query(
+        root,
+        "SELECT id, name, qualified_name, type, kind, role FROM symbols WHERE id = file "
+        "ORDER BY id",
+    )
+    assert rows == [
+        (SERVICE, "service", "internal.store.service", "namespace", "module", "generic"),
+        (STORE, "store", "internal.store.store", "namespace", "module", "generic"),
+        ("main.go", "main", "main", "namespace", "module", "entrypoint"),
+        (STRINGS, "strings", "pkg.util.strings", "namespace", "module", "utility"),
+        (STRINGS_TEST, "strings_test", "pkg.util.strings_test", "namespace", "module", "test"),
+    ]
+    docs = dict(
+        query(
+            root,
+            "SELECT qualified_name, doc || ' | ' || signature FROM symbols "
+            "WHERE qualified_name IN ('Store', 'Store.Put', 'Reader', 'MaxLen', 'Store.items')",
+        )
+    )
+    assert docs == {
+        "Store": "Store keeps items by id, in insertion order. | type Store struct",
+        "Store.Put": "Put stores an item under its slug. | func (s *Store) Put(it Item)",
+        "Reader": "Reader reads items. | Reader interface",
+        "MaxLen": "MaxLen bounds a slug. | MaxLen = 32",
+        "Store.items": None,  # no comment: doc is NULL
+    }
+
+
+def test_contains_edges(root):
+    contains = {e for e in edges(root, "contains") if e[0].startswith(STORE)}
+    m = STORE
+    assert contains == {
+        (m, f"{m}::Item"),
+        (m, f"{m}::Store"),
+        (m, f"{m}::NewStore"),
+        # a receiver method is contained by its type, declared in the same file
+        (f"{m}::Store", f"{m}::Store.Put"),
+        (f"{m}::Store", f"{m}::Store.append"),
+        (f"{m}::Store", f"{m}::Store.Get"),
+        (f"{m}::Store", f"{m}::Store.Len"),
+        (f"{m}::Store", f"{m}::Store.Snapshot"),
+        (f"{m}::Item", f"{m}::Item.ID"),
+        (f"{m}::Item", f"{m}::Item.Name"),
+        (f"{m}::Store", f"{m}::Store.mu"),
+        (f"{m}::Store", f"{m}::Store.items"),
+        (f"{m}::Store", f"{m}::Store.order"),
+        (f"{m}::Store.Snapshot", f"{m}::Store.Snapshot.entry"),
+        (f"{m}::Store.Snapshot.entry", f"{m}::Store.Snapshot.entry.key"),
+        (f"{m}::Store.Snapshot.entry", f"{m}::Store.Snapshot.entry.item"),
+    }
+
+
+# An imported package binds every file of its folder, including the _test.go files that
+# are not part of the package an importer sees (engine: a `dir` candidate cannot exclude
+# them). Those edges are left out here and asserted absent in an xfail test.
+def _not_to_test_files(pairs):
+    return {(src, dst) for src, dst in pairs if src == dst or not dst.endswith("_test.go")}
+
+
+def test_imports_edges(root):
+    assert _not_to_test_files(edges(root, "imports")) == {
+        ("main.go", "dep::fmt"),
+        ("main.go", "dep::os"),
+        # a third-party path ending in /util is never bound to the project's pkg/util
+        ("main.go", "dep::github.com/acme/kit/util"),
+        # a package import binds every (non-test) file of the folder
+        ("main.go", STORE),
+        ("main.go", SERVICE),
+        ("main.go", STRINGS),
+        (STORE, "dep::sync"),
+        (STORE, STRINGS),
+        (SERVICE, "dep::errors"),
+        (STRINGS, "dep::strings"),
+        (STRINGS_TEST, "dep::testing"),
+        (STRINGS_TEST, STRINGS),
+    }
+
+
+@pytest.mark.xfail(strict=True, reason="engine: a dir import also binds the folder's _test.go")
+def test_imports_skip_test_files(root):
+    assert {e for e in edges(root, "imports") if e[1] == STRINGS_TEST} == set()
+
+
+def test_certain_calls_are_resolved(root):
+    calls = {e for e in edges(root, "call") if not e[1].startswith("ext::")}
+    assert calls == {
+        ("main.go::main", f"{STORE}::NewStore"),  # store.NewStore()
+        ("main.go::main", f"{STORE}::Item"),  # store.Item{...}
+        ("main.go::main", f"{STRINGS}::Slug"),  # util.Slug()
+        ("main.go::main", "main.go::run"),
+        (f"{STORE}::NewStore", f"{STORE}::Store"),  # &Store{...}
+        (f"{STORE}::Store.Put", f"{STRINGS}::Slug"),
+        (f"{STORE}::Store.Snapshot", f"{STORE}::Store.Snapshot.entry"),  # entry{...}
+        (f"{SERVICE}::NewOrderService", f"{SERVICE}::OrderService"),
+        (f"{SERVICE}::OrderService.Place", f"{SERVICE}::nextID"),
+        # Item{} in service.go is the struct declared in store.go (same package, same folder)
+        (f"{SERVICE}::OrderService.Place", f"{STORE}::Item"),
+        (f"{STRINGS}::Slug", f"{STRINGS}::truncate"),
+        (f"{STRINGS_TEST}::TestSlug", f"{STRINGS}::Slug"),  # package util_test imports util
+    }
+    assert edges(root, "inherits") == {
+        (f"{SERVICE}::AuditedService", f"{SERVICE}::OrderService"),  # struct embedding
+        (f"{SERVICE}::Repository", f"{SERVICE}::Reader"),  # interface embedding
+    }
+    assert edges(root, "implements") == set()
+
+
+def test_same_package_other_file_is_resolved(root):
+    from tests.conftest import query
+
+    rows = query(
+        root,
+        "SELECT line, count, resolution FROM edges WHERE kind = 'call' AND src = ? AND dst = ?",
+        [f"{SERVICE}::OrderService.Place", f"{STORE}::Item"],
+    )
+    assert rows == [(46, 2, "same_package")]  # Item{} on lines 46 and 49
+
+
+def test_uncertain_calls_are_never_bound(root):
+    from tests.conftest import query
+
+    rows = query(
+        root,
+        "SELECT src, dst, resolution FROM edges WHERE kind = 'call' AND starts_with(dst, 'ext::')",
+    )
+    by_dst = {(src.split("::", 1)[1], dst): res for src, dst, res in rows}
+    # A parameter named like the imported package shadows it.
+    assert by_dst[("describe", "ext::util.Len")] == "local"
+    # Calls through a receiver or a local: the type is unknown, even for Store.append.
+    assert by_dst[("Store.Put", "ext::s.append")] == "local"
+    assert by_dst[("main", "ext::s.Put")] == "local"
+    assert by_dst[("OrderService.Get", "ext::o.repo.Get")] == "local"
+    # The builtin append inside the method named append is not that method.
+    assert by_dst[("Store.append", "ext::append")] == "unresolved"
+    assert by_dst[("Store.Len", "ext::len")] == "unresolved"
+    # Packages outside the module are external, with their full import path.
+    assert by_dst[("main", "ext::fmt.Println")] == "external"
+    assert by_dst[("run", "ext::github.com/acme/kit/util.Retry")] == "external"
+    assert by_dst[("ErrFull", "ext::errors.New")] == "external"
