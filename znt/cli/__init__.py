@@ -106,6 +106,11 @@ def main(argv: list[str] | None = None) -> None:
     except BrokenPipeError:
         sys.stderr.close()
         sys.exit(0)
+    except OSError as exc:
+        # The file system refused (permissions, disk full): the user's to fix, not a bug.
+        where = f": {exc.filename}" if exc.filename else ""
+        click.echo(f"znt: error: {exc.strerror or exc}{where}", err=True)
+        sys.exit(EXIT_FAILURE)
     except Exception as exc:
         if verbose:
             traceback.print_exc()

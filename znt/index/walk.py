@@ -118,19 +118,19 @@ def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> 
     while stack:
         rel_dir, levels = stack.pop()
         abs_dir = root / rel_dir if rel_dir else root
-        for ignore_name in (".gitignore", ".zntignore"):
-            ipath = abs_dir / ignore_name
-            if ipath.is_file():
-                src = f"{rel_dir}/{ignore_name}" if rel_dir else ignore_name
-                lvl = _read_ignore(ipath, rel_dir, src)
-                if lvl is not None:
-                    levels = [*levels, lvl]
         try:
             with os.scandir(abs_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
             result.problems[rel_dir or "."] = f"cannot read folder: {exc.strerror or exc}"
             continue
+        names = {e.name for e in entries}
+        for ignore_name in (".gitignore", ".zntignore"):
+            if ignore_name in names:
+                src = f"{rel_dir}/{ignore_name}" if rel_dir else ignore_name
+                lvl = _read_ignore(abs_dir / ignore_name, rel_dir, src)
+                if lvl is not None:
+                    levels = [*levels, lvl]
         subdirs: list[str] = []
         for entry in entries:
             name = entry.name
