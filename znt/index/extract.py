@@ -71,10 +71,38 @@ class _Def:
     qname: str = ""
     id: str = ""
     locals: set[str] = field(default_factory=set)
+    type: str = ""  # canonical type; refining the kind never changes it
+    role: str = ""
 
-    @property
-    def type(self) -> str:
-        return canonical_type(self.kind)
+    def __post_init__(self) -> None:
+        self.type = canonical_type(self.kind)
+
+
+def _first(item: tuple[Any, ...]) -> Any:
+    return item[0]
+
+
+def _start_byte(node: Any) -> int:
+    return int(node.start_byte)
+
+
+def _innermost(ordered: list[_Def], positions: list[int]) -> list[_Def | None]:
+    """The innermost definition around each of ``positions`` (sorted ascending), in one
+    sweep over ``ordered`` (sorted by start, outer before inner; intervals nest)."""
+    out: list[_Def | None] = []
+    stack: list[_Def] = []
+    i, n = 0, len(ordered)
+    for pos in positions:
+        while i < n and ordered[i].start <= pos:
+            d = ordered[i]
+            while stack and stack[-1].end <= d.start:
+                stack.pop()
+            stack.append(d)
+            i += 1
+        while stack and stack[-1].end <= pos:
+            stack.pop()
+        out.append(stack[-1] if stack else None)
+    return out
 
 
 def _primary_capture(caps: dict[str, Any]) -> str | None:
@@ -303,8 +331,10 @@ class Extractor:
         return best
 
     def _assign_locals(self, ordered: list[_Def], locals_: list[Any]) -> None:
-        for node in locals_:
-            owner = self._enclosing(ordered, node.start_byte)
+        locals_ = sorted(locals_, key=_start_byte)
+        for node, owner in zip(
+            locals_, _innermost(ordered, [n.start_byte for n in locals_]), strict=True
+        ):
             while owner is not None and owner.type != "function":
                 owner = owner.parent if owner.type not in ("declaration", "namespace") else None
             if owner is not None:
@@ -422,39 +452,43 @@ class Extractor:
     ) -> list[RefRow]:
         spec = self.spec
         imported = {spec.local_name(imp).split(".")[0] for _n, imp in imports}
+        items = sorted(
+            ((node.start_byte, kind, node, target) for kind, (node, target) in raw_refs), key=_first
+        )
+        scopes = _innermost(ordered, [it[0] for it in items])
         rows: dict[tuple[str, str, str], list[Any]] = {}
-        for kind, (node, target) in raw_refs:
+        for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
             expr = normalize_expr(_text(target))
             if not expr:
                 continue
-            scope = self._enclosing(ordered, node.start_byte)
             while scope is not None and scope.scope_only:
                 scope = scope.parent
-            src: _Def | None = scope
+            src = scope
             if kind in ("inherits", "implements") and scope is not None:
                 # A base-class reference sits inside the class it belongs to; it is looked
                 # up from the scope around that class.
                 scope = scope.parent
             src_id = src.id if src is not None else path
+            key = (src_id, kind, expr)
+            row = rows.get(key)
+            if row is not None:
+                row[6] += 1
+                continue
             target_id, resolution = self._resolve_local(expr, scope, symbols, imported)
             if resolution == "constructor" and kind != "call":
                 resolution = "same_scope"
-            key = (src_id, kind, expr)
-            row = rows.get(key)
-            if row is None:
-                rows[key] = [
-                    path,
-                    src_id,
-                    kind,
-                    expr,
-                    node.start_point[0] + 1,
-                    node.start_point[1] + 1,
-                    1,
-                    target_id,
-                    resolution,
-                ]
-            else:
-                row[6] += 1
+            point = node.start_point
+            rows[key] = [
+                path,
+                src_id,
+                kind,
+                expr,
+                point[0] + 1,
+                point[1] + 1,
+                1,
+                target_id,
+                resolution,
+            ]
         return [tuple(r) for r in rows.values()]
 
     def _resolve_local(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,6 +23,7 @@ BINARY_SNIFF = 8192
 MINIFIED_LINE = 20_000  # a line this long in a code file means generated/minified content
 PARALLEL_THRESHOLD = 48  # below this many files, worker start-up costs more than it saves
 BATCH = 16
+_LONG_LINE = re.compile(rb"[^\n]{%d}" % MINIFIED_LINE)
 
 
 @dataclass
@@ -148,13 +150,9 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None] | None:
     if b"\0" in data[:BINARY_SNIFF]:
         result.status, result.error = "skipped", "binary content"
         return result, None
-    longest = (
-        max((len(line) for line in data.split(b"\n")), default=0)
-        if len(data) > MINIFIED_LINE
-        else 0
-    )
-    if longest > MINIFIED_LINE:
-        result.status, result.error = "skipped", f"minified or generated (a {longest}-byte line)"
+    if len(data) > MINIFIED_LINE and _LONG_LINE.search(data):
+        result.status = "skipped"
+        result.error = f"minified or generated (a line over {MINIFIED_LINE} bytes)"
         return result, None
     try:
         data.decode("utf-8")
