@@ -107,10 +107,10 @@ def test_incremental_scan_equals_clean_scan(tmp_path_factory, batches):
     (work / "pkg0").mkdir()
     (work / "pkg0" / "m0.py").write_text("def alpha(x):\n    return x\n")
     api.scan(str(work))
-    for ops in batches:
+    for i, ops in enumerate(batches):
         apply(work, ops)
         api.scan(str(work))
-        clean = base / f"clean{batches.index(ops)}"
+        clean = base / f"clean{i}"
         shutil.copytree(work, clean, ignore=shutil.ignore_patterns(".znt"))
         api.scan(str(clean))
         assert snapshot(work) == snapshot(clean)

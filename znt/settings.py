@@ -15,8 +15,8 @@ from znt.errors import UsageError
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 
-_KNOWN_KEYS = {"exclude", "languages", "max_file_bytes", "entrypoints"}
-_KNOWN_LANGUAGE_KEYS = {"exclude", "entrypoints", "tests"}
+_KNOWN_KEYS = {"exclude", "languages", "max_file_bytes"}
+_KNOWN_LANGUAGE_KEYS = {"exclude"}
 
 
 @dataclass(frozen=True)

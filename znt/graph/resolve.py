@@ -106,10 +106,16 @@ def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) ->
           ON k.language = k2.language AND k.pkgkey = k2.pkgkey
         UNION
         SELECT c.file FROM import_candidates c JOIN changed_keys k
-          ON (c.mode = 'exact' AND c.path = k.path)
-          OR (c.mode = 'dir' AND c.path = k.dir)
-          OR (c.mode = 'module' AND c.path = k.module_name)
-          OR (c.mode = 'suffix' AND (k.path = c.path OR ends_with(k.path, '/' || c.path)))
+          ON c.path = k.path AND c.mode IN ('exact', 'suffix')
+        UNION
+        SELECT c.file FROM import_candidates c JOIN changed_keys k
+          ON c.path = k.dir AND c.mode = 'dir'
+        UNION
+        SELECT c.file FROM import_candidates c JOIN changed_keys k
+          ON c.path = k.module_name AND c.mode = 'module'
+        UNION
+        SELECT c.file FROM (SELECT * FROM import_candidates WHERE mode = 'suffix') c
+        JOIN changed_keys k ON ends_with(k.path, '/' || c.path)
         """
     )
 
@@ -176,7 +182,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
 
     con.execute(
         "CREATE OR REPLACE TEMP TABLE scoped_refs AS "
-        "SELECT r.*, row_number() OVER () AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file"
+        "SELECT r.*, r.rowid AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file"
     )
 
     # References resolved inside their file.
@@ -230,6 +236,13 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     # one other file of the same package - the same package declaration, or for files
     # without one (Go) the same folder - and language.
     packaged = _package_scope_languages()
+    in_scope = {
+        row[0]
+        for row in con.execute(
+            "SELECT DISTINCT f.language FROM files f SEMI JOIN scope ON scope.path = f.path"
+        ).fetchall()
+    }
+    packaged = [name for name in packaged if name in in_scope]
     if packaged:
         in_list = ", ".join(f"'{name}'" for name in packaged)
         con.execute(
@@ -281,6 +294,10 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     )
 
     # Replace the scope's edges; merge duplicates (two references to the same target).
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE old_external AS SELECT DISTINCT dst FROM edges "
+        "WHERE file IN (SELECT path FROM scope) AND (starts_with(dst, 'ext::') OR starts_with(dst, 'dep::'))"
+    )
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
     con.execute(
         """
@@ -292,9 +309,11 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     )
 
     # External nodes: every edge target that is not a project symbol.
+    # External nodes no edge points to any more (only those the scope's old edges named).
     con.execute(
         """
-        DELETE FROM symbols WHERE file IS NULL AND id NOT IN (SELECT DISTINCT dst FROM edges)
+        DELETE FROM symbols WHERE file IS NULL AND id IN (
+            SELECT o.dst FROM old_external o ANTI JOIN edges e ON e.dst = o.dst)
         """
     )
     con.execute(
@@ -318,6 +337,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         "new_edges",
         "scoped_refs",
         "package_keys",
+        "old_external",
         "scope",
         "changed_keys",
         "changed_paths",

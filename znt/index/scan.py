@@ -159,6 +159,7 @@ class Scanner:
         self.notice = notice or (lambda _m: None)
         self.log = ScanLog(project.log_path)
         self.log_entries: list[tuple[str, str]] = []
+        self.parsed: dict[str, tuple[int, int, str, str]] = {}  # path -> manifest entry
         self.phase_ms: dict[str, int] = {}
         self._phase_start = time.monotonic()
 
@@ -381,9 +382,15 @@ class Scanner:
             }
             manifest_mod.invalidate(project.manifest_path)
             if full:
-                self._write_full(tmpdir, meta)
+                counts = self._write_full(tmpdir, meta)
             else:
-                self._write_incremental(tmpdir, meta, replaced, gone, touched)
+                counts = self._write_incremental(tmpdir, meta, replaced, gone, touched)
+            # The manifest follows from what we knew and what this scan wrote.
+            files = {p: (v[0], v[1], v[2], v[3] or "") for p, v in known.items() if p not in gone}
+            for p, m in touched:
+                size, _mtime, status, digest = files[p]
+                files[p] = (size, m, status, digest)
+            files.update(self.parsed)
             self._phase("persisting")
             result.index_commit = commit
             result.problems = self._problem_list(found, parse_problems)
@@ -391,7 +398,8 @@ class Scanner:
             result.files_skipped = len(found.skipped) + sum(
                 1 for _p, m in parse_problems if not m.startswith(("syntax", "invalid"))
             )
-            self._finish(result, t0, None, fp, found, known, generation)
+            result.symbols, result.edges = counts
+            self._finish(result, t0, fp, found, files, generation)
             return result
         finally:
             close_sinks(str(tmpdir))
@@ -412,7 +420,14 @@ class Scanner:
         result.problems = self._problem_list(found, [])
         result.warnings = len(result.problems)
         result.index_commit = head_commit(self.project.root)
-        self._finish(result, t0, prev_manifest, fp, found, known, None)
+        if prev_manifest is not None:
+            files = {p: (v[0], v[1], v[2], v[3] or "") for p, v in known.items()}
+            result.symbols = int(prev_manifest.last_scan.get("symbols", 0))
+            result.edges = int(prev_manifest.last_scan.get("edges", 0))
+            generation = prev_manifest.generation
+        else:
+            (result.symbols, result.edges), files, generation = self._counts_and_files()
+        self._finish(result, t0, fp, found, files, generation)
         return result
 
     def _collect(
@@ -426,12 +441,13 @@ class Scanner:
             touched.append((res.path, res.mtime_ns))
             return
         replaced.append(res.path)
+        self.parsed[res.path] = (res.size, res.mtime_ns, res.status, res.hash)
         for message in (res.error, res.warning):
             if message:
                 problems.append((res.path, message))
                 self.log_entries.append(("warning", f"{res.path}: {message}"))
 
-    def _write_full(self, rows: Path, meta: dict[str, str]) -> None:
+    def _write_full(self, rows: Path, meta: dict[str, str]) -> tuple[int, int]:
         from znt.graph.resolve import rebuild_edges
         from znt.index import store
 
@@ -451,6 +467,7 @@ class Scanner:
             store.set_meta(con, {**meta, "created_at": meta["last_scan_at"]})
             self.progress("indexing", 0, 1)
             con.execute("CHECKPOINT")
+            counts = _counts(con)
         finally:
             con.close()
         _debug_pause("before_publish", project)
@@ -462,6 +479,7 @@ class Scanner:
         if self.restart:
             self.log.reset()
         self.log_entries.insert(0, ("info", f"Scanning directory: {project.root}"))
+        return counts
 
     def _write_incremental(
         self,
@@ -470,7 +488,7 @@ class Scanner:
         replaced: list[str],
         gone: list[str],
         touched: list[tuple[str, int]],
-    ) -> None:
+    ) -> tuple[int, int]:
         from znt.graph.resolve import rebuild_edges, remember_changed
         from znt.index import store
 
@@ -495,31 +513,24 @@ class Scanner:
             if changed:
                 rebuild_edges(con, changed)
             store.set_meta(con, meta)
+            counts = _counts(con)
             _debug_pause("before_commit", self.project)
             con.execute("COMMIT")
         finally:
             con.close()
         for p in gone:
             self.log_entries.append(("info", f"removed {p}"))
+        return counts
 
     def _finish(
         self,
         result: ScanResult,
         t0: float,
-        prev_manifest: manifest_mod.Manifest | None,
         fp: str,
         found: WalkResult,
-        known: dict[str, tuple[int, int, str, str | None]],
-        generation: str | None,
+        files: dict[str, tuple[int, int, str, str]],
+        generation: str,
     ) -> None:
-        if generation is not None or prev_manifest is None:
-            counts, files, generation = self._counts_and_files()
-            result.symbols, result.edges = counts
-        else:
-            files = {p: (v[0], v[1], v[2], v[3] or "") for p, v in known.items()}
-            result.symbols = int(prev_manifest.last_scan.get("symbols", 0))
-            result.edges = int(prev_manifest.last_scan.get("edges", 0))
-            generation = prev_manifest.generation
         self.progress("completed", 1, 1)
         result.duration_ms = int((time.monotonic() - t0) * 1000)
         result.phases_ms = dict(self.phase_ms)
@@ -567,11 +578,18 @@ class Scanner:
 
         with store.open_index(self.project.index_path, read_only=True) as con:
             generation = store.get_meta(con).get("generation", "unknown")
-            sym = con.execute("SELECT count(*) FROM symbols WHERE file IS NOT NULL").fetchone()
-            edg = con.execute("SELECT count(*) FROM edges").fetchone()
+            counts = _counts(con)
             rows = con.execute("SELECT path, size, mtime_ns, status, hash FROM files").fetchall()
         files = {r[0]: (int(r[1] or 0), int(r[2] or 0), str(r[3]), str(r[4] or "")) for r in rows}
-        return (int(sym[0]) if sym else 0, int(edg[0]) if edg else 0), files, generation
+        return counts, files, generation
+
+
+def _counts(con: Any) -> tuple[int, int]:
+    """(project symbols, edges) of an open index."""
+    row = con.execute(
+        "SELECT (SELECT count(*) FROM symbols WHERE file IS NOT NULL), (SELECT count(*) FROM edges)"
+    ).fetchone()
+    return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
 def _same_content(path: Path, known: tuple[int, int, str, str | None] | None) -> bool:

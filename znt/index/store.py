@@ -175,11 +175,13 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def set_meta(con: duckdb.DuckDBPyConnection, values: Mapping[str, str | None]) -> None:
-    for key, value in values.items():
-        con.execute(
-            "INSERT INTO meta VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-            [key, value],
-        )
+    if not values:
+        return
+    con.execute(
+        "INSERT INTO meta SELECT unnest(?), unnest(?) "
+        "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        [list(values.keys()), list(values.values())],
+    )
 
 
 def get_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -219,23 +221,18 @@ class CsvSink:
         self._files.clear()
 
 
-def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, int]:
-    """Insert every ``<table>-*.csv`` of ``folder`` into its table; returns row counts."""
-    counts: dict[str, int] = {}
+def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
+    """Insert every ``<table>-*.csv`` of ``folder`` into its table."""
     for table, cols in TABLES.items():
         parts = sorted(str(p) for p in folder.glob(f"{table}-*.csv") if p.stat().st_size)
         if not parts:
             continue
         columns = ", ".join(f"'{n}': '{t}'" for n, t in cols)
-        before = con.execute(f"SELECT count(*) FROM {table}").fetchone()
         con.execute(
             f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, "
             f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true)",
             [parts],
         )
-        after = con.execute(f"SELECT count(*) FROM {table}").fetchone()
-        counts[table] = int(after[0] if after else 0) - int(before[0] if before else 0)
-    return counts
 
 
 def delete_files(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from znt.index.ignore import IgnoreLevel, first_verdict, parse_rules
-from znt.index.languages import LanguageSpec, all_languages, language_for
+from znt.index.languages import LanguageSpec, language_for
 from znt.settings import ProjectSettings
 
 # Folders never entered, whatever the ignore files say.
@@ -93,19 +93,28 @@ def _read_ignore(path: Path, base: str, source: str) -> IgnoreLevel | None:
     return IgnoreLevel(base, rules) if rules else None
 
 
-def _language_levels(settings: ProjectSettings) -> dict[str, IgnoreLevel]:
-    out = {}
-    for spec in all_languages():
-        patterns = list(spec.exclude) + list(settings.language(spec.name).get("exclude", []))
-        if patterns:
-            out[spec.name] = IgnoreLevel("", parse_rules(patterns, f"language:{spec.name}"))
-    return out
+class _LanguageLevels(dict[str, "IgnoreLevel | None"]):
+    """Each language's exclude rules, compiled the first time a file of it shows up."""
+
+    def __init__(self, settings: ProjectSettings) -> None:
+        super().__init__()
+        self.settings = settings
+        self.folders: dict[tuple[str, str], str | None] = {}
+
+    def __missing__(self, name: str) -> IgnoreLevel | None:
+        from znt.index.languages import get_language
+
+        patterns = list(get_language(name).exclude)
+        patterns += self.settings.language(name).get("exclude", [])
+        level = IgnoreLevel("", parse_rules(patterns, f"language:{name}")) if patterns else None
+        self[name] = level
+        return level
 
 
 def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> WalkResult:
     """All indexable files under ``root``, in a deterministic order."""
     result = WalkResult()
-    lang_levels = _language_levels(settings)
+    lang_levels = _LanguageLevels(settings)
     max_bytes = settings.max_file_bytes
     base_levels = _default_levels(settings)
     info = root / ".git" / "info" / "exclude"
@@ -180,20 +189,38 @@ def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> 
     return result
 
 
-def _language_excluded(levels: dict[str, IgnoreLevel], spec: LanguageSpec, rel: str) -> str | None:
-    level = levels.get(spec.name)
+def _language_excluded(levels: _LanguageLevels, spec: LanguageSpec, rel: str) -> str | None:
+    level = levels[spec.name]
     if level is None:
         return None
-    # Language excludes name folders (``vendor/``) as well as files: test every ancestor.
-    parts = rel.split("/")
-    for i in range(1, len(parts)):
-        rule = level.match("/".join(parts[:i]), True)
-        if rule is not None and not rule.negated:
-            return rule.source
+    # Language excludes name folders (``vendor/``) as well as files.
+    folder = rel.rsplit("/", 1)[0] if "/" in rel else ""
+    source = _folder_excluded(levels, level, spec.name, folder)
+    if source is not None:
+        return source
     rule = level.match(rel, False)
     if rule is not None and not rule.negated:
         return rule.source
     return None
+
+
+def _folder_excluded(
+    levels: _LanguageLevels, level: IgnoreLevel, lang: str, folder: str
+) -> str | None:
+    """Whether a language's rules exclude ``folder`` or one of its ancestors (memoised)."""
+    if not folder:
+        return None
+    key = (lang, folder)
+    if key in levels.folders:
+        return levels.folders[key]
+    parent = folder.rsplit("/", 1)[0] if "/" in folder else ""
+    source = _folder_excluded(levels, level, lang, parent)
+    if source is None:
+        rule = level.match(folder, True)
+        if rule is not None and not rule.negated:
+            source = rule.source
+    levels.folders[key] = source
+    return source
 
 
 def _check_symlink(path: str, rel: str, result: WalkResult) -> None:
