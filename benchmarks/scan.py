@@ -479,10 +479,19 @@ def use_znt_revision(rev: str, tmp: Path) -> str:
         ["git", "-C", str(repo), "archive", commit, "znt"], check=True, capture_output=True
     ).stdout
     subprocess.run(["tar", "-x", "-C", str(tmp)], input=archive, check=True)
+    _compile(tmp / "znt")
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(tmp) + (os.pathsep + old if old else "")
     sys.path.insert(0, str(tmp))
     return commit
+
+
+def _compile(folder: Path) -> None:
+    """Byte-compile the copy, as an installed package is: with PYTHONDONTWRITEBYTECODE set
+    (it is on these machines) every command would otherwise recompile znt from source."""
+    import compileall
+
+    compileall.compile_dir(str(folder), quiet=1)
 
 
 def use_znt_copy(tmp: Path) -> str:
@@ -490,6 +499,7 @@ def use_znt_copy(tmp: Path) -> str:
     :func:`use_znt_revision` does for a commit: uncommitted code, frozen for the run."""
     repo = Path(__file__).resolve().parent.parent
     shutil.copytree(repo / "znt", tmp / "znt", ignore=shutil.ignore_patterns("__pycache__"))
+    _compile(tmp / "znt")
     old = os.environ.get("PYTHONPATH")
     os.environ["PYTHONPATH"] = str(tmp) + (os.pathsep + old if old else "")
     sys.path.insert(0, str(tmp))

@@ -15,7 +15,7 @@ import re
 
 from znt.index.languages import Candidate, ImportRef, LanguageSpec
 
-_NAME = re.compile(r"[A-Za-z_\x80-\uffff][A-Za-z0-9_\x80-\uffff]*\Z")
+_NAME = re.compile(r"(?:[A-Za-z_]|[^\x00-\x7f])(?:[A-Za-z0-9_]|[^\x00-\x7f])*\Z")
 _DIRNAME = re.compile(r"dirname\(\s*__DIR__\s*(?:,\s*(\d+)\s*)?\)\s*\.\s*['\"](.*)\Z", re.S)
 
 
