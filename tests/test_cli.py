@@ -227,3 +227,36 @@ def test_scan_summary_goes_to_stdout_progress_never_when_piped(tmp_path):
     assert "[ast]" not in proc.stderr  # no progress bar when stderr is not a terminal
     again = run_znt("scan", str(tmp_path), "--format", "json")
     assert json.loads(again.stdout)["mode"] == "noop"
+
+
+def test_progress_is_shown_on_a_terminal(tmp_path):
+    import os
+    import pty
+    import subprocess
+    import sys
+
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    pass\n")
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "znt", "scan", str(tmp_path)],
+        stdout=subprocess.PIPE,
+        stderr=slave,
+        text=True,
+    )
+    out, _ = proc.communicate(timeout=120)
+    os.close(slave)
+    chunks = []
+    while True:
+        try:
+            data = os.read(master, 65536)
+        except OSError:
+            break
+        if not data:
+            break
+        chunks.append(data)
+    os.close(master)
+    err = b"".join(chunks).decode()
+    assert proc.returncode == 0
+    assert "[ast]" in err  # phases on the terminal...
+    assert "[ast]" not in out and out.startswith("Indexed 3 files")  # ...never on stdout

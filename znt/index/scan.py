@@ -44,7 +44,7 @@ from znt.settings import ProjectSettings, load_settings
 Progress = Callable[[str, int, int], None]
 Notice = Callable[[str], None]
 
-PHASES = ("ast", "building_graph", "persisting", "tagging", "indexing", "completed")
+PHASES = ("ast", "persisting", "building_graph", "indexing", "completed")
 MAX_PROBLEMS_SHOWN = 50
 # Bytes of source parsed per second per worker, for --dry-run's estimate (measured on sympy).
 PARSE_RATE = 1_500_000
@@ -369,7 +369,7 @@ class Scanner:
             touched = [(p, m) for p, m in touched if known.get(p, (0, -1))[1] != m]
             if not full and not replaced and not gone and not touched:
                 return self._noop(result, t0, prev_manifest, fp, found, known)
-            self.progress("building_graph", 0, 1)
+            self.progress("persisting", 0, 1)
             generation = uuid.uuid4().hex
             commit = head_commit(project.root)
             meta = {
