@@ -67,6 +67,15 @@ def edges(root: Path, kind: str) -> set[tuple[str, str]]:
     return set(query(root, "SELECT src, dst FROM edges WHERE kind = ?", [kind]))
 
 
+def scanned_copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
+    """A scanned copy of ``tests/fixtures/<name>`` (for module-scoped fixtures)."""
+    from znt import api
+
+    project = copy_fixture(name, tmp_path_factory.mktemp(name.replace("/", "-")))
+    api.scan(str(project))
+    return project
+
+
 @pytest.fixture
 def project_factory(tmp_path: Path):
     """``project_factory("lang/python")`` -> a scanned copy of that fixture."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, query, symbols
+from tests.conftest import edges, query, scanned_copy, symbols
 
 LANG = "lang/csharp"
 USER = "src/Shop/Models/User.cs"
@@ -16,12 +16,7 @@ TESTS = "tests/Shop.Tests/UserRepositoryTests.cs"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    project = copy_fixture(LANG, tmp_path_factory.mktemp("cs"))
-    api.scan(str(project))
-    return project
+    return scanned_copy(tmp_path_factory, LANG)
 
 
 def test_models_symbols(root):

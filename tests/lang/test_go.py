@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, symbols
+from tests.conftest import edges, scanned_copy, symbols
 
 LANG = "lang/go"
 
@@ -16,12 +16,7 @@ STRINGS_TEST = "pkg/util/strings_test.go"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    project = copy_fixture(LANG, tmp_path_factory.mktemp("go"))
-    api.scan(str(project))
-    return project
+    return scanned_copy(tmp_path_factory, LANG)
 
 
 def test_store_symbols(root):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, query, symbols
+from tests.conftest import edges, query, scanned_copy, symbols
 
 LANG = "lang/javascript"
 ORDER = "src/models/order.js"
@@ -16,12 +16,7 @@ TEST = "tests/order_service.test.js"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    project = copy_fixture(LANG, tmp_path_factory.mktemp("js"))
-    api.scan(str(project))
-    return project
+    return scanned_copy(tmp_path_factory, LANG)
 
 
 def test_model_symbols(root):

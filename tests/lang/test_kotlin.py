@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, symbols
+from tests.conftest import edges, scanned_copy, symbols
 
 LANG = "lang/kotlin"
 
@@ -19,12 +19,7 @@ TEST = "src/test/kotlin/com/acme/store/UserRepositoryTest.kt"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    project = copy_fixture(LANG, tmp_path_factory.mktemp("kt"))
-    api.scan(str(project))
-    return project
+    return scanned_copy(tmp_path_factory, LANG)
 
 
 def test_user_symbols(root):

@@ -4,19 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, symbols
+from tests.conftest import edges, scanned_copy, symbols
 
 LANG = "lang/python"
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    project = copy_fixture(LANG, tmp_path_factory.mktemp("py"))
-    api.scan(str(project))
-    return project
+    return scanned_copy(tmp_path_factory, LANG)
 
 
 def test_models_symbols(root):

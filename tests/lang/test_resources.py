@@ -9,19 +9,14 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, query, symbols
+from tests.conftest import edges, query, scanned_copy, symbols
 
 LANG = "lang/resources"
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    project = copy_fixture(LANG, tmp_path_factory.mktemp("res"))
-    api.scan(str(project))
-    return project
+    return scanned_copy(tmp_path_factory, LANG)
 
 
 def test_languages_by_extension_and_file_name(root):

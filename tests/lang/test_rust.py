@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, query, symbols
+from tests.conftest import edges, query, scanned_copy, symbols
 
 LANG = "lang/rust"
 MAIN = "src/main.rs"
@@ -17,12 +17,7 @@ CLI = "tests/cli.rs"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    project = copy_fixture(LANG, tmp_path_factory.mktemp("rs"))
-    api.scan(str(project))
-    return project
+    return scanned_copy(tmp_path_factory, LANG)
 
 
 def test_models_symbols(root):
