@@ -130,7 +130,8 @@ def status(path: str | None = None) -> dict[str, Any]:
             files_row = con.execute("SELECT count(*) FROM files").fetchone()
             stats["files"] = int(files_row[0]) if files_row else 0
             for typ, n in con.execute(
-                "SELECT type, count(*) FROM symbols WHERE file IS NOT NULL OR type = 'dependency' GROUP BY type"
+                "SELECT type, count(*) FROM symbols GROUP BY type "
+                "UNION ALL SELECT 'dependency', count(*) FROM externals WHERE type = 'dependency'"
             ).fetchall():
                 key = {
                     "declaration": "declarations",
@@ -298,35 +299,25 @@ def stats(*, project_path: str | None = None) -> dict[str, Any]:
                 ),
             },
             "symbols": {
-                "total": int(
-                    (
-                        con.execute(
-                            "SELECT count(*) FROM symbols WHERE file IS NOT NULL"
-                        ).fetchone()
-                        or [0]
-                    )[0]
-                ),
+                "total": int((con.execute("SELECT count(*) FROM symbols").fetchone() or [0])[0]),
                 "by_type": grouped(
                     con,
-                    "SELECT type, count(*) FROM symbols WHERE file IS NOT NULL GROUP BY 1 ORDER BY 2 DESC",
+                    "SELECT type, count(*) FROM symbols GROUP BY 1 ORDER BY 2 DESC",
                 ),
                 "by_kind": grouped(
                     con,
-                    "SELECT kind, count(*) FROM symbols WHERE file IS NOT NULL GROUP BY 1 ORDER BY 2 DESC",
+                    "SELECT kind, count(*) FROM symbols GROUP BY 1 ORDER BY 2 DESC",
                 ),
                 "by_language": grouped(
                     con,
-                    "SELECT language, count(*) FROM symbols WHERE file IS NOT NULL GROUP BY 1 ORDER BY 2 DESC",
+                    "SELECT language, count(*) FROM symbols GROUP BY 1 ORDER BY 2 DESC",
                 ),
                 "by_role": grouped(
                     con,
-                    "SELECT role, count(*) FROM symbols WHERE file IS NOT NULL GROUP BY 1 ORDER BY 2 DESC",
+                    "SELECT role, count(*) FROM symbols GROUP BY 1 ORDER BY 2 DESC",
                 ),
                 "external": int(
-                    (
-                        con.execute("SELECT count(*) FROM symbols WHERE file IS NULL").fetchone()
-                        or [0]
-                    )[0]
+                    (con.execute("SELECT count(*) FROM externals").fetchone() or [0])[0]
                 ),
             },
             "edges": {

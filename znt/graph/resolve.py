@@ -294,10 +294,6 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     )
 
     # Replace the scope's edges; merge duplicates (two references to the same target).
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE old_external AS SELECT DISTINCT dst FROM edges "
-        "WHERE file IN (SELECT path FROM scope) AND (starts_with(dst, 'ext::') OR starts_with(dst, 'dep::'))"
-    )
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
     con.execute(
         """
@@ -309,27 +305,6 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     )
 
     # External nodes: every edge target that is not a project symbol.
-    # External nodes no edge points to any more (only those the scope's old edges named).
-    con.execute(
-        """
-        DELETE FROM symbols WHERE file IS NULL AND id IN (
-            SELECT o.dst FROM old_external o ANTI JOIN edges e ON e.dst = o.dst)
-        """
-    )
-    con.execute(
-        """
-        INSERT INTO symbols (id, name, qualified_name, type, kind, role)
-        SELECT d.dst,
-               regexp_extract(substr(d.dst, 6), '[^.]*$'),
-               substr(d.dst, 6),
-               CASE WHEN starts_with(d.dst, 'dep::') THEN 'dependency' ELSE 'function' END,
-               CASE WHEN starts_with(d.dst, 'dep::') THEN 'dependency' ELSE 'external' END,
-               'dependency'
-        FROM (SELECT DISTINCT dst FROM new_edges
-              WHERE starts_with(dst, 'ext::') OR starts_with(dst, 'dep::')) d
-        ANTI JOIN symbols s ON s.id = d.dst
-        """
-    )
     for tmp in (
         "import_targets",
         "ref_imports",
@@ -337,7 +312,6 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         "new_edges",
         "scoped_refs",
         "package_keys",
-        "old_external",
         "scope",
         "changed_keys",
         "changed_paths",

@@ -33,6 +33,24 @@ def _read_lines(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+def _tail(fd: int) -> tuple[dict[str, Any] | None, int]:
+    """The last entry of the log and (roughly, from the file size) how many lines it has,
+    without reading the whole file: every scan appends, so this runs on every scan."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return None, 0
+    chunk = min(size, 8192)
+    data = os.pread(fd, chunk, size - chunk)
+    for line in reversed(data.splitlines()):
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue
+        if isinstance(entry, dict):
+            return entry, size // max(len(line) + 1, 1)
+    return None, 0
+
+
 class ScanLog:
     def __init__(self, path: Path) -> None:
         self.path = path
@@ -50,10 +68,10 @@ class ScanLog:
         fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
-            existing = _read_lines(self.path)
-            if existing:
-                stream = existing[-1].get("stream_id") or existing[0].get("stream_id")
-                next_id = int(existing[-1].get("id", 0)) + 1
+            last, count = _tail(fd)
+            if last is not None:
+                stream = last.get("stream_id")
+                next_id = int(last.get("id", 0)) + 1
             else:
                 stream = f"stream_{os.getpid()}_{time.time_ns()}_{uuid.uuid4().hex[:6]}"
                 next_id = 1
@@ -74,7 +92,8 @@ class ScanLog:
                     )
                 )
                 next_id += 1
-            if len(existing) + len(lines) > _TRIM_AT:
+            if count + len(lines) > _TRIM_AT:
+                existing = _read_lines(self.path)
                 keep = [json.dumps(e, ensure_ascii=False) for e in existing[-RING:]] + lines
                 tmp = self.path.with_suffix(".tmp")
                 tmp.write_text("\n".join(keep) + "\n", encoding="utf-8")

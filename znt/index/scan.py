@@ -587,7 +587,7 @@ class Scanner:
 def _counts(con: Any) -> tuple[int, int]:
     """(project symbols, edges) of an open index."""
     row = con.execute(
-        "SELECT (SELECT count(*) FROM symbols WHERE file IS NOT NULL), (SELECT count(*) FROM edges)"
+        "SELECT (SELECT count(*) FROM symbols), (SELECT count(*) FROM edges)"
     ).fetchone()
     return (int(row[0]), int(row[1])) if row else (0, 0)
 

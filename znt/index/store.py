@@ -24,7 +24,7 @@ from znt.errors import Busy, IndexIncompatible, IndexMissing
 if TYPE_CHECKING:
     import duckdb
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "files": (
@@ -171,6 +171,32 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     for table, cols in TABLES.items():
         body = ", ".join(f"{name} {typ}" for name, typ in cols)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({body})")
+    # External nodes are not stored: they are the edge targets outside the project, so they
+    # can never go stale. ``nodes`` is every node, project and external alike.
+    con.execute(
+        """
+        CREATE OR REPLACE VIEW externals AS
+        SELECT DISTINCT dst AS id,
+               regexp_extract(substr(dst, 6), '[^.]*$') AS name,
+               substr(dst, 6) AS qualified_name,
+               CASE WHEN starts_with(dst, 'dep::') THEN 'dependency' ELSE 'function' END AS type,
+               CASE WHEN starts_with(dst, 'dep::') THEN 'dependency' ELSE 'external' END AS kind,
+               'dependency' AS role
+        FROM edges
+        WHERE starts_with(dst, 'ext::') OR starts_with(dst, 'dep::')
+        """
+    )
+    con.execute(
+        """
+        CREATE OR REPLACE VIEW nodes AS
+        SELECT id, file, name, qualified_name, type, kind, parent_id, start_line, end_line,
+               signature, doc, role, language
+        FROM symbols
+        UNION ALL
+        SELECT id, NULL, name, qualified_name, type, kind, NULL, NULL, NULL, NULL, NULL, role, NULL
+        FROM externals
+        """
+    )
     set_meta(con, {"schema_version": str(SCHEMA_VERSION)})
 
 
