@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +22,6 @@ BINARY_SNIFF = 8192
 MINIFIED_LINE = 20_000  # a line this long in a code file means generated/minified content
 PARALLEL_THRESHOLD = 48  # below this many files, worker start-up costs more than it saves
 BATCH = 16
-_LONG_LINE = re.compile(rb"[^\n]{%d}" % MINIFIED_LINE)
 
 
 @dataclass
@@ -150,7 +148,7 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None] | None:
     if b"\0" in data[:BINARY_SNIFF]:
         result.status, result.error = "skipped", "binary content"
         return result, None
-    if len(data) > MINIFIED_LINE and _LONG_LINE.search(data):
+    if len(data) > MINIFIED_LINE and max(map(len, data.split(b"\n"))) > MINIFIED_LINE:
         result.status = "skipped"
         result.error = f"minified or generated (a line over {MINIFIED_LINE} bytes)"
         return result, None
