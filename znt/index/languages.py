@@ -13,6 +13,7 @@ import importlib
 import os
 import posixpath
 from collections.abc import Callable
+from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
@@ -27,6 +28,24 @@ def _language_modules() -> list[str]:
         for name in os.listdir(LANG_DIR)
         if name.endswith(".py") and not name.startswith("_")
     )
+
+
+# The absolute root of the project whose file is being extracted. Import mapping is a
+# function of the file alone, except where a language needs a project file to read (Go's
+# go.mod); ``parse`` sets this around each extraction.
+_ROOT: ContextVar[str | None] = ContextVar("znt_extract_root", default=None)
+
+
+def current_root() -> str | None:
+    return _ROOT.get()
+
+
+def set_current_root(root: str | None) -> Token[str | None]:
+    return _ROOT.set(root)
+
+
+def reset_current_root(token: Token[str | None]) -> None:
+    _ROOT.reset(token)
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from znt.index.extract import Extractor, FileFacts
-from znt.index.languages import get_language
+from znt.index.languages import get_language, reset_current_root, set_current_root
 from znt.index.store import CsvSink
 
 BINARY_SNIFF = 8192
@@ -158,7 +158,13 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None] | None:
         result.warning = f"invalid UTF-8 at byte {exc.start}; indexed with replacement characters"
     try:
         ex = _extractor(job.language, job.path)
-        facts = ex.extract(job.path, data)
+        abspath = job.abspath.replace(os.sep, "/")
+        root = abspath[: -len(job.path) - 1] if abspath.endswith("/" + job.path) else None
+        token = set_current_root(root)
+        try:
+            facts = ex.extract(job.path, data)
+        finally:
+            reset_current_root(token)
     except Exception as exc:  # a grammar or query bug must not stop the scan
         result.status, result.error = "skipped", f"extraction failed: {type(exc).__name__}: {exc}"
         return result, None

@@ -13,9 +13,8 @@ from __future__ import annotations
 import os
 import posixpath
 import re
-import sys
 
-from znt.index.languages import Candidate, ImportRef, LanguageSpec
+from znt.index.languages import Candidate, ImportRef, LanguageSpec, current_root
 
 _MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
 _MAJOR_VERSION = re.compile(r"v[0-9]+\Z")
@@ -49,24 +48,8 @@ def local_name(imp: ImportRef) -> str:
 
 
 def _project_root(path: str) -> str | None:
-    """The absolute project root of the file being extracted.
-
-    ``import_candidates`` receives only the project-relative path; the parse job that called
-    the extractor holds the absolute one, so the root is its ``abspath`` minus ``path``.
-    """
-    frame = sys._getframe(1)
-    depth = 0
-    while frame is not None and depth < 12:
-        job = frame.f_locals.get("job")
-        abspath = getattr(job, "abspath", None)
-        if isinstance(abspath, str) and getattr(job, "path", None) == path:
-            norm = abspath.replace(os.sep, "/")
-            if norm.endswith("/" + path):
-                return norm[: -len(path) - 1] or "/"
-            return None
-        frame = frame.f_back  # type: ignore[assignment]
-        depth += 1
-    return None
+    """The absolute project root of the file being extracted (set by the parser)."""
+    return current_root()
 
 
 def _read_module(gomod: str) -> str | None:
