@@ -29,8 +29,8 @@ def run_znt(
     *args: str, cwd: Path | None = None, env: dict[str, str] | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
     """Run the real command line in a subprocess."""
-    full_env = {**os.environ, **(env or {})}
-    full_env.pop("ZNT_PROJECT_ROOT", None) if env is None or "ZNT_PROJECT_ROOT" not in env else None
+    full_env = {k: v for k, v in os.environ.items() if k != "ZNT_PROJECT_ROOT"}
+    full_env.update(env or {})
     return subprocess.run(
         [sys.executable, "-m", "znt", *args],
         cwd=cwd,
@@ -74,18 +74,3 @@ def scanned_copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     project = copy_fixture(name, tmp_path_factory.mktemp(name.replace("/", "-")))
     api.scan(str(project))
     return project
-
-
-@pytest.fixture
-def project_factory(tmp_path: Path):
-    """``project_factory("lang/python")`` -> a scanned copy of that fixture."""
-
-    def make(name: str, scan: bool = True) -> Path:
-        root = copy_fixture(name, tmp_path)
-        if scan:
-            from znt import api
-
-            api.scan(str(root))
-        return root
-
-    return make
