@@ -97,13 +97,23 @@ def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) ->
     if changed is None:
         con.execute("CREATE OR REPLACE TEMP TABLE scope AS SELECT path FROM files")
         return
+    # Files of the same package see each other's names: only for languages with packages.
+    changed_languages = {
+        r[0] for r in con.execute("SELECT DISTINCT language FROM changed_keys").fetchall()
+    }
+    packaged = [name for name in _package_scope_languages() if name in changed_languages]
+    same_package = (
+        f"""
+        UNION
+        SELECT k2.path FROM ({_PACKAGE_KEYS}) k2 SEMI JOIN changed_keys k
+          ON k.language = k2.language AND k.pkgkey = k2.pkgkey"""
+        if packaged
+        else ""
+    )
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE scope AS
-        SELECT path FROM changed_keys
-        UNION
-        SELECT k2.path FROM ({_PACKAGE_KEYS}) k2 SEMI JOIN changed_keys k
-          ON k.language = k2.language AND k.pkgkey = k2.pkgkey
+        SELECT path FROM changed_keys{same_package}
         UNION
         SELECT c.file FROM import_candidates c JOIN changed_keys k
           ON c.path = k.path AND c.mode IN ('exact', 'suffix')
