@@ -38,6 +38,8 @@ RefRow = tuple[Any, ...]
 ImportRow = tuple[Any, ...]
 
 _WS = re.compile(r"\s+")
+_MODIFIER_LISTS = frozenset({"modifiers", "attribute_list"})
+_ANNOTATIONS = frozenset({"decorator", "annotation", "marker_annotation", "attribute"})
 _SIMPLE = re.compile(r"[A-Za-z_][\w]*(?:\.[A-Za-z_]\w*)*\Z")
 _CALL_ARGS = re.compile(r"\((?:[^()]|\([^()]*\))*\)")
 _GENERIC_ARGS = re.compile(r"<[^<>()]*>")
@@ -406,13 +408,25 @@ class Extractor:
         return _collapse(text.rstrip().rstrip(":{").rstrip(), MAX_SIGNATURE)
 
     def _decorators(self, node: Any) -> tuple[str, ...]:
+        """Decorator and annotation names of a definition: on a wrapper around it (Python
+        ``decorated_definition``, a TS ``export``), or in its own modifier list (Java and
+        Kotlin ``@Service``, C# ``[Fact]``)."""
+        holders = []
         parent = node.parent
-        if parent is None or parent.type not in self.spec.wrapper_types:
-            return ()
+        if parent is not None and parent.type in self.spec.wrapper_types:
+            holders.append(parent)
+        holders.extend(c for c in node.children if c.type in _MODIFIER_LISTS)
         out = []
-        for child in parent.children:
-            if child.type in ("decorator", "annotation", "attribute"):
-                out.append(normalize_expr(_text(child).lstrip("@")))
+        for holder in holders:
+            for child in holder.children:
+                if child.type in _ANNOTATIONS:
+                    out.append(normalize_expr(_text(child).lstrip("@").strip("[]")))
+                elif child.type == "attribute_list":  # C#: [A, B(x)]
+                    out.extend(
+                        normalize_expr(_text(a))
+                        for a in child.named_children
+                        if a.type == "attribute"
+                    )
         return tuple(out)
 
     def _doc(self, node: Any) -> str:
