@@ -312,26 +312,6 @@ class Extractor:
             base_id = f"{path}::{d.qname}"
             d.id = base_id if n == 1 else f"{base_id}#{n}"
 
-    @staticmethod
-    def _enclosing(ordered: list[_Def], pos: int) -> _Def | None:
-        """Innermost definition around byte ``pos`` (ordered by start, nested intervals)."""
-        best = None
-        lo, hi = 0, len(ordered)
-        # Binary search the last def starting at or before pos, then walk up its parents.
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if ordered[mid].start <= pos:
-                lo = mid + 1
-            else:
-                hi = mid
-        cand = ordered[lo - 1] if lo else None
-        while cand is not None:
-            if cand.start <= pos < cand.end:
-                best = cand
-                break
-            cand = cand.parent
-        return best
-
     def _assign_locals(self, ordered: list[_Def], locals_: list[Any]) -> None:
         locals_ = sorted(locals_, key=_start_byte)
         for node, owner in zip(

@@ -44,7 +44,6 @@ from znt.settings import ProjectSettings, load_settings
 Progress = Callable[[str, int, int], None]
 Notice = Callable[[str], None]
 
-PHASES = ("ast", "persisting", "building_graph", "indexing", "completed")
 MAX_PROBLEMS_SHOWN = 50
 # Bytes of source parsed per second per worker, for --dry-run's estimate (measured on sympy).
 PARSE_RATE = 1_500_000
