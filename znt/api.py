@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import difflib
 import fcntl
+import json
 import os
 from pathlib import Path
 from typing import Any
@@ -34,14 +35,25 @@ def scan(
     language: str | None = None,
     restart: bool = False,
     dry_run: bool = False,
+    no_embed: bool = False,
     progress: Any = None,
     notice: Any = None,
 ) -> dict[str, Any]:
-    """Index ``path`` (default: the current project) incrementally."""
+    """Index ``path`` (default: the current project) incrementally, then embed what is new
+    with the configured provider (none with ``no_embed``)."""
+    from znt.config import load_provider_config
     from znt.index.scan import Scanner
 
     project = resolve_project(path, exact=path is not None)
-    scanner = Scanner(project, language=language, restart=restart, progress=progress, notice=notice)
+    embed = None if no_embed or dry_run else load_provider_config(notice)
+    scanner = Scanner(
+        project,
+        language=language,
+        restart=restart,
+        progress=progress,
+        notice=notice,
+        embed=embed,
+    )
     result = scanner.dry_run() if dry_run else scanner.run()
     return _doc("scan", result.to_dict())
 
@@ -357,3 +369,522 @@ def logs(
         raise UsageError("after_id must be an integer between 0 and 9007199254740991")
     project = resolve_project(project_path)
     return _doc("logs", ScanLog(project.log_path).read(stream_id, after_id))
+
+
+# -- search ------------------------------------------------------------------------------
+
+SEARCH_MODES = ("hybrid", "lexical", "vector")
+MAX_RELATION_DEPTH = 5
+RELATION_FANOUT = 10
+
+
+def search(
+    query: str,
+    *,
+    mode: str = "hybrid",
+    limit: int = 10,
+    offset: int = 0,
+    type: str | None = None,
+    role: str | None = None,
+    path: str | None = None,
+    compact: bool = False,
+    code: bool = False,
+    max_code_lines: int = 30,
+    callers: int = 0,
+    callees: int = 0,
+    max_tokens: int | None = None,
+    project_path: str | None = None,
+) -> dict[str, Any]:
+    """Ranked symbols for ``query`` (the original's semantic search).
+
+    ``type``/``role`` are soft boosts (+4 on the 0..10 score), ``path`` a glob filter;
+    lexical mode falls back to vectors when it finds nothing; hybrid fuses both lists (see
+    znt/index/search.py). ``callers``/``callees`` attach call trees of that depth unless
+    ``compact``. Results are bounded by ``limit``/``offset`` and ``max_tokens``."""
+    from znt.index import lexical, store
+    from znt.index import search as ranking
+
+    query = (query or "").strip()
+    if not query:
+        raise UsageError("the query is empty")
+    if mode not in SEARCH_MODES:
+        raise UsageError(f"unknown mode {mode!r}; choose one of {', '.join(SEARCH_MODES)}")
+    if not 1 <= limit <= 1000:
+        raise UsageError("limit must be between 1 and 1000")
+    if offset < 0:
+        raise UsageError("offset must be 0 or more")
+    for name, depth in (("callers", callers), ("callees", callees)):
+        if not 0 <= depth <= MAX_RELATION_DEPTH:
+            raise UsageError(f"{name} must be between 0 and {MAX_RELATION_DEPTH}")
+    if max_code_lines < 1:
+        raise UsageError("max_code_lines must be 1 or more")
+    if max_tokens is not None and max_tokens < 1:
+        raise UsageError("max_tokens must be 1 or more")
+    project = _project_for_read(project_path)
+    path_regex = ranking.glob_regex(path) if path else None
+    pool = max(100, (offset + limit) * 5)
+    warnings: list[str] = []
+    used = mode
+    with store.open_index(project.index_path, read_only=True) as con:
+        meta = store.get_meta(con)
+        lex: list[tuple[str, float]] = []
+        vec: list[tuple[str, float]] = []
+        if mode in ("lexical", "hybrid"):
+            lex = lexical.rank(con, query, pool, path_regex)
+        if mode in ("vector", "hybrid") or (mode == "lexical" and not lex):
+            vector, why = _query_vector(con, meta, query)
+            if vector is None:
+                warnings.append(f"vector search unavailable: {why}")
+                if mode == "vector":
+                    lex = lexical.rank(con, query, pool, path_regex)
+                    used = "lexical"
+                    warnings.append("answered by lexical search instead")
+                elif mode == "hybrid":
+                    used = "lexical"
+            else:
+                vec = ranking.vector_rank(con, vector, len(vector), pool, path_regex)
+                if mode == "lexical":
+                    used = "vector"
+                    warnings.append("lexical search found nothing; answered by vector search")
+        if used == "hybrid":
+            cands = ranking.fuse(lex, vec)
+        elif used == "lexical":
+            cands = ranking.single(lex, "lexical")
+        else:
+            cands = ranking.single(vec, "vector")
+        infos = _symbol_info(con, [c.id for c in cands])
+        for c in cands:
+            c.score *= ranking.SCORE_SCALE
+            info = infos.get(c.id)
+            if info is None:
+                continue
+            if (type and info["type"] == type) or (type and info["kind"] == type):
+                c.score += ranking.TYPE_ROLE_BOOST
+                c.boosts.append("type")
+            if role and info["role"] == role:
+                c.score += ranking.TYPE_ROLE_BOOST
+                c.boosts.append("role")
+        cands = sorted((c for c in cands if c.id in infos), key=lambda c: (-c.score, c.id))
+        total = len(cands)
+        page = cands[offset : offset + limit]
+        results = []
+        for c in page:
+            item = {**infos[c.id], "score": round(c.score, 4), "found_by": c.found_by}
+            if c.lexical_rank is not None:
+                item["lexical_rank"] = c.lexical_rank
+            if c.vector_rank is not None:
+                item["vector_rank"] = c.vector_rank
+                item["vector_similarity"] = round(c.vector_score or 0.0, 4)
+            if c.boosts:
+                item["boosted_by"] = c.boosts
+            if not compact:
+                if callers:
+                    item["callers"] = _call_tree(con, c.id, callers, up=True)
+                if callees:
+                    item["callees"] = _call_tree(con, c.id, callees, up=False)
+            results.append(item)
+    if code:
+        _attach_code(project, results, max_code_lines)
+    truncated = offset + len(results) < total
+    if max_tokens is not None:
+        kept: list[dict[str, Any]] = []
+        used_tokens = 0
+        for item in results:
+            cost = ranking.estimate_tokens(json.dumps(item, ensure_ascii=False))
+            if kept and used_tokens + cost > max_tokens:
+                truncated = True
+                break
+            kept.append(item)
+            used_tokens += cost
+        results = kept
+    body: dict[str, Any] = {
+        "query": query,
+        "mode": mode,
+        "answered_by": used,
+        "results": results,
+        "offset": offset,
+        "limit": limit,
+        "total_candidates": total,
+        "truncated": truncated,
+        "warnings": warnings,
+        "freshness": freshness(project, check_files=False),
+    }
+    if truncated:
+        body["next_offset"] = offset + len(results)
+    return _doc("search", body)
+
+
+def _query_vector(con: Any, meta: dict[str, str], query: str) -> tuple[Any, str]:
+    """The query's vector from the provider the index was embedded with, or why not."""
+    from znt.config import load_provider_config
+    from znt.index.embed import ProviderError, make_embedder
+    from znt.index.embed.stage import configured_name, has_embeddings
+
+    if not meta.get("embed_model"):
+        return None, "the index has no embeddings (run `znt scan` with a provider; see `znt setup`)"
+    if not has_embeddings(con):
+        return None, "the index has no embeddings"
+    config = load_provider_config()
+    if config.mode == "bm25":
+        return None, "the configured provider is bm25"
+    if configured_name(config) != meta["embed_model"]:
+        return None, (
+            f"the index was embedded with {meta['embed_model']}, the configured provider is "
+            f"{configured_name(config)}; run `znt scan` to re-embed"
+        )
+    try:
+        embedder = make_embedder(config)
+        if embedder is None:
+            return None, "no embedder"
+        vector = embedder.embed([query], "query")[0]
+    except ProviderError as exc:
+        return None, exc.message
+    if len(vector) != int(meta.get("embed_dim") or 0):
+        return (
+            None,
+            f"the provider returned {len(vector)} dimensions, the index holds {meta.get('embed_dim')}",
+        )
+    return [float(x) for x in vector], ""
+
+
+def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+    if not ids:
+        return {}
+    rows = con.execute(
+        """
+        SELECT id, name, qualified_name, type, kind, role, file, start_line, end_line,
+               signature, doc, language
+        FROM symbols WHERE id IN (SELECT unnest(?::VARCHAR[]))
+        """,
+        [ids],
+    ).fetchall()
+    out = {}
+    for r in rows:
+        out[r[0]] = {
+            "id": r[0],
+            "name": r[1],
+            "qualified_name": r[2],
+            "type": r[3],
+            "kind": r[4],
+            "role": r[5],
+            "file": r[6],
+            "start_line": r[7],
+            "end_line": r[8],
+            "signature": r[9] or "",
+            "description": (r[10] or "").split("\n\n")[0][:300],
+            "language": r[11],
+        }
+    return out
+
+
+def _call_tree(con: Any, sym: str, depth: int, *, up: bool) -> list[dict[str, Any]]:
+    """Callers (``up``) or callees of ``sym`` to ``depth`` levels, each level capped at
+    ``RELATION_FANOUT`` entries per node; cycles are cut."""
+    near, far = ("src", "dst") if up else ("dst", "src")
+    seen = {sym}
+
+    def level(ids: list[str], d: int) -> dict[str, list[dict[str, Any]]]:
+        rows = con.execute(
+            f"""
+            SELECT e.{far}, e.{near}, n.name, n.type, n.file, n.start_line, n.end_line,
+                   e.kind, e.confidence, e.resolution
+            FROM edges e JOIN nodes n ON n.id = e.{near}
+            WHERE e.{far} IN (SELECT unnest(?::VARCHAR[])) AND e.kind = 'call'
+            ORDER BY e.{far}, n.file NULLS LAST, n.start_line, e.{near}
+            """,
+            [ids],
+        ).fetchall()
+        grouped: dict[str, list[dict[str, Any]]] = {}
+        for r in rows:
+            bucket = grouped.setdefault(r[0], [])
+            if len(bucket) >= RELATION_FANOUT or r[1] in seen:
+                continue
+            seen.add(r[1])
+            bucket.append(
+                {
+                    "id": r[1],
+                    "name": r[2],
+                    "type": r[3],
+                    "file": r[4],
+                    "start_line": r[5],
+                    "end_line": r[6],
+                    "edge_type": r[7],
+                    "confidence": r[8],
+                    "resolution": r[9],
+                }
+            )
+        if d < depth:
+            nxt = [x["id"] for b in grouped.values() for x in b if x["file"]]
+            children = level(nxt, d + 1) if nxt else {}
+            for b in grouped.values():
+                for x in b:
+                    if x["id"] in children:
+                        x["callers" if up else "callees"] = children[x["id"]]
+        return grouped
+
+    return level([sym], 1).get(sym, [])
+
+
+def _attach_code(project: Project, results: list[dict[str, Any]], max_lines: int) -> None:
+    cache: dict[str, list[str] | None] = {}
+    for item in results:
+        f = item["file"]
+        if f not in cache:
+            try:
+                cache[f] = (project.root / f).read_text("utf-8", "replace").splitlines()
+            except OSError:
+                cache[f] = None
+        lines = cache[f]
+        if lines is None or not item.get("start_line"):
+            continue
+        start, end = int(item["start_line"]), int(item["end_line"] or item["start_line"])
+        chunk = lines[start - 1 : min(end, start - 1 + max_lines)]
+        item["code"] = "\n".join(chunk)
+        if end - start + 1 > max_lines:
+            item["code_truncated"] = True
+
+
+# -- setup ---------------------------------------------------------------------------------
+
+
+def setup(
+    mode: str | None = None,
+    *,
+    model: str | None = None,
+    url: str | None = None,
+    token_env: str | None = None,
+    token_stdin: bool = False,
+    read_secret: Any = None,
+    check_provider: bool = False,
+) -> dict[str, Any]:
+    """Without ``mode``: the provider state and recommendations, writing nothing. With
+    ``mode``: write the managed config (never a ``ZNT_CONFIG`` file). No key is accepted as an
+    argument: ``token_stdin`` reads it with ``read_secret`` and stores it in the OS keyring."""
+    from znt import setup as setup_mod
+
+    if mode is None:
+        if model or url or token_env or token_stdin:
+            raise UsageError("--model, --url, --token-env and --token-stdin need --mode")
+        body = setup_mod.show()
+        if check_provider:
+            from znt.config import load_config
+
+            body["provider_check"] = setup_mod.probe(load_config().provider)
+        return _doc("setup", body)
+    return _doc(
+        "setup",
+        setup_mod.configure(
+            mode,
+            model=model,
+            url=url,
+            token_env=token_env,
+            token_stdin=token_stdin,
+            read_secret=read_secret,
+            check_provider=check_provider,
+        ),
+    )
+
+
+def setup_status(*, check_provider: bool = False) -> dict[str, Any]:
+    """Config, key presence (yes/no, never the key) and, with ``check_provider``, a probe of
+    the endpoint: ok or the error, dimension, latency."""
+    from znt import setup as setup_mod
+
+    return _doc("setup_status", setup_mod.status(check_provider))
+
+
+# -- graph ---------------------------------------------------------------------------------
+
+
+def graph(
+    from_: str,
+    *,
+    to: str | None = None,
+    depth: int = 1,
+    direction: str = "both",
+    edge_types: str | list[str] | None = None,
+    include_external: bool = False,
+    max_nodes: int = 50,
+    project: str | None = None,
+) -> dict[str, Any]:
+    """The neighbourhood of FROM (``depth`` BFS levels over ``edge_types``, ``direction``
+    down = callees, up = callers) or, with ``to``, the shortest call paths FROM -> TO.
+
+    Only the edges the question reaches are read (one query per level; see
+    znt/graph/traverse.py). ``found`` is false when a path was asked for and none exists
+    (exit 1). The answer says whether it is complete or a lower bound, and why."""
+    from znt.graph import traverse as tv
+    from znt.index import store
+
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 1:
+        raise UsageError("depth must be an integer >= 1", depth=depth)
+    if isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1:
+        raise UsageError("max_nodes must be an integer >= 1", max_nodes=max_nodes)
+    direction = (direction or "both").strip().lower()
+    if direction not in tv.DIRECTIONS:
+        raise UsageError(
+            f"direction must be one of {', '.join(tv.DIRECTIONS)}", direction=direction
+        )
+    kinds = tv.parse_edge_types(edge_types)
+    proj = _project_for_read(project)
+    warnings: list[str] = []
+    paths: list[list[str]] = []
+    direction_used = direction
+    with store.open_index(proj.index_path, read_only=True) as con:
+        indexed = tv.indexed_columns(con)
+        start = tv.resolve(con, from_, proj.root, what="FROM", indexed=indexed)
+        target = (
+            tv.resolve(con, to, proj.root, what="TO", indexed=indexed) if to is not None else None
+        )
+        meta = dict(
+            con.execute(
+                "SELECT key, value FROM meta WHERE key IN ('last_scan_at', 'index_commit')"
+            ).fetchall()
+        )
+        if target is None:
+            walk = tv.neighbourhood(
+                con,
+                start.ids,
+                depth=depth,
+                direction=direction,
+                kinds=kinds,
+                include_external=include_external,
+                max_nodes=max_nodes,
+                indexed=indexed,
+            )
+            details = tv.node_details(con, walk.distance)
+            callers_of = start.ids if direction != "down" else []
+            limit_hit = False
+        else:
+            if direction == "up":
+                search = tv.shortest_paths(con, target.ids, start.ids, kinds=kinds, indexed=indexed)
+            else:
+                search = tv.shortest_paths(con, start.ids, target.ids, kinds=kinds, indexed=indexed)
+                direction_used = "down"
+                if not search.paths and direction == "both":
+                    back = tv.shortest_paths(
+                        con, target.ids, start.ids, kinds=kinds, indexed=indexed
+                    )
+                    if back.paths:
+                        search, direction_used = back, "up"
+                        warnings.append(
+                            f"no path leads from {start.label} to {target.label}; "
+                            f"{target.label} reaches {start.label}, shown in call order "
+                            "(use --direction down to ask only for FROM -> TO)"
+                        )
+            walk, paths, limit_hit = search.walk, search.paths, search.limit_hit
+            details = tv.node_details(con, walk.distance)
+            # The path's far end is where unbound calls could hide a shorter path.
+            callers_of = (
+                (target.ids if direction_used == "down" else start.ids) if not paths else []
+            )
+            if search.length is not None and search.length > depth:
+                warnings.append(
+                    f"the path is {search.length} edges long, longer than --depth {depth}: "
+                    "returned whole (the depth limit does not apply to paths)"
+                )
+        names = sorted(
+            {
+                d["name"]
+                for i in callers_of
+                if (d := details.get(i) or tv.node_details(con, [i]).get(i))
+                and d["type"] in ("function", "declaration")
+            }
+        )
+        possible = tv.possible_callers(con, names, kinds)
+    if target is None:
+        node_ids = sorted(
+            walk.distance,
+            key=lambda i: (
+                walk.distance[i],
+                tv.is_external(i),
+                details[i]["file"] or "",
+                details[i]["start_line"] or 0,
+                i,
+            ),
+        )
+        edges = [
+            (e, info)
+            for e, info in sorted(walk.edges.items())
+            if e[0] in walk.distance and e[1] in walk.distance
+        ]
+    else:
+        node_ids = list(dict.fromkeys(n for p in paths for n in p))
+        pairs = {(p[i], p[i + 1]) for p in paths for i in range(len(p) - 1)}
+        edges = [(e, info) for e, info in sorted(walk.edges.items()) if (e[0], e[1]) in pairs]
+    extra = []
+    if limit_hit:
+        extra.append(
+            f"the path search stopped after {tv.PATH_NODE_LIMIT} nodes or "
+            f"{tv.PATH_LEVEL_LIMIT} levels: a longer path may exist"
+        )
+    completeness = tv.completeness(
+        walk,
+        kinds=kinds,
+        include_external=include_external,
+        possible_unresolved_callers=possible,
+        extra_reasons=extra,
+        hidden_matters=target is None,
+    )
+    if walk.truncated:
+        warnings.append(
+            f"truncated: showing {len(node_ids)} of {len(node_ids) + walk.dropped}+ nodes; "
+            "raise --max-nodes, lower --depth, or narrow --edge-types/--direction"
+        )
+    starts = set(start.ids)
+    ends = set(target.ids) if target else set()
+    nodes = []
+    for i in node_ids:
+        d = dict(details[i])
+        d["distance"] = walk.distance.get(i)
+        d["start"] = i in starts
+        if target is not None:
+            d["target"] = i in ends
+        nodes.append(d)
+    from znt.gitinfo import head_commit
+
+    head = head_commit(proj.root)
+    scanned = meta.get("last_scan_at")
+    index_commit = meta.get("index_commit") or None
+    body: dict[str, Any] = {
+        "from": from_,
+        "to": to,
+        "mode": "path" if target is not None else "neighbourhood",
+        "depth": depth,
+        "direction": direction,
+        "edge_types": kinds,
+        "include_external": include_external,
+        "max_nodes": max_nodes,
+        "start": start.to_dict(),
+        "target": target.to_dict() if target else None,
+        "found": bool(paths) if target is not None else True,
+        "nodes": nodes,
+        "edges": [
+            {
+                "from": s,
+                "to": t,
+                "type": k,
+                "confidence": info.confidence,
+                "resolution": info.resolution,
+            }
+            for (s, t, k), info in edges
+        ],
+        "truncated": walk.truncated,
+        "warnings": warnings,
+        "completeness": completeness,
+        "freshness": {
+            "last_scan_at": float(scanned) if scanned else None,
+            "index_commit": index_commit,
+            "head_commit": head,
+            "commit_changed": bool(head and index_commit and head != index_commit),
+        },
+        "stats": {"queries": walk.queries, "levels": walk.levels},
+    }
+    if target is not None:
+        body["paths"] = paths
+        body["path_length"] = len(paths[0]) - 1 if paths else None
+        body["direction_used"] = direction_used
+        path_warnings = [w for w in warnings if "longer than --depth" in w]
+        if path_warnings:
+            body["warning"] = path_warnings[0]
+    return _doc("graph", body)

@@ -65,6 +65,14 @@ def _register() -> None:
     for module in (scan, inspect):
         for command in module.COMMANDS:
             cli.add_command(command)
+    from znt.cli import search, setup
+
+    for command in [*search.COMMANDS, *setup.COMMANDS]:
+        cli.add_command(command)
+    from znt.cli import graph
+
+    for command in graph.COMMANDS:
+        cli.add_command(command)
 
 
 _register()
@@ -76,7 +84,10 @@ def main(argv: list[str] | None = None) -> None:
     verbose = "-v" in (argv or sys.argv[1:]) or "--verbose" in (argv or sys.argv[1:])
     fmt_json = "json" in (argv or sys.argv[1:])
     try:
-        cli.main(args=argv, prog_name="znt", standalone_mode=False)
+        # Without standalone mode, click returns the code a command passed to ctx.exit().
+        code = cli.main(args=argv, prog_name="znt", standalone_mode=False)
+        if isinstance(code, int) and code:
+            sys.exit(code)
     except click.exceptions.Exit as exc:
         sys.exit(exc.exit_code)
     except click.exceptions.Abort:

@@ -16,7 +16,7 @@ FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), he
 )
 @click.option("--restart", is_flag=True, help="Delete the index and rebuild it from scratch.")
 @click.option("--dry-run", is_flag=True, help="Show what would be indexed; index nothing.")
-@click.option("--no-embed", is_flag=True, help="Skip embeddings (this version computes none yet).")
+@click.option("--no-embed", is_flag=True, help="Skip embeddings: lexical index and graph only.")
 @FORMAT
 @common_options
 @click.pass_context
@@ -39,6 +39,7 @@ def scan_cmd(
         language=language,
         restart=restart,
         dry_run=dry_run,
+        no_embed=no_embed,
         progress=Progress(not s.quiet),
         notice=lambda m: note(ctx, m),
     )

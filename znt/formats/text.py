@@ -36,8 +36,14 @@ def scan(doc: dict[str, Any]) -> str:
         f"{doc['warnings']} warning{'s' if doc['warnings'] != 1 else ''}; "
         f"{doc['duration_ms'] / 1000:.2f}s"
     )
+    emb = doc.get("embeddings") or {}
+    if emb.get("status") in ("completed", "partial") and emb.get("embedded"):
+        lines.append(
+            f"Embedded {emb['embedded']} texts with {emb.get('model_key')} in {emb.get('seconds')}s"
+        )
     for p in doc.get("problems", [])[:20]:
-        lines.append(f"  warning: {p['path']}: {p['message']}")
+        where = f"{p['path']}: " if p.get("path") else ""
+        lines.append(f"  warning: {where}{p['message']}")
     if len(doc.get("problems", [])) > 20:
         lines.append(f"  ... and {len(doc['problems']) - 20} more (znt logs)")
     return "\n".join(lines)
@@ -149,3 +155,43 @@ def logs(doc: dict[str, Any]) -> str:
     if doc.get("truncated"):
         lines.insert(0, "(cursor out of date: showing the whole buffer)")
     return "\n".join(lines)
+
+
+def search(doc: dict[str, Any]) -> str:
+    """The original's compact Score/Name/File/Code sections, one per result."""
+    results = doc.get("results") or []
+    if not results:
+        return "No matching components found."
+    out: list[str] = []
+    for i, r in enumerate(results, doc.get("offset", 0) + 1):
+        found = "+".join(r.get("found_by", []))
+        out.append(
+            f"{i}. {r['qualified_name'] or r['name']}  [{r['type']}/{r['kind']}, {r['role']}]"
+            f"  score {r['score']:.2f} ({found})"
+        )
+        out.append(f"   {r['file']}:{r['start_line']}-{r['end_line']}")
+        if r.get("signature"):
+            out.append(f"   {r['signature'].splitlines()[0][:160]}")
+        if r.get("description"):
+            out.append(f"   {r['description'].splitlines()[0][:160]}")
+        for rel in ("callers", "callees"):
+            if r.get(rel):
+                out.append(f"   {rel}:")
+                out.extend(_tree_lines(r[rel], rel, 2))
+        if r.get("code"):
+            out.append("   ```")
+            out.extend("   " + line for line in r["code"].splitlines())
+            out.append("   ```" + (" (cut)" if r.get("code_truncated") else ""))
+    if doc.get("truncated"):
+        out.append(f"... more results: --offset {doc.get('next_offset')}")
+    return "\n".join(out)
+
+
+def _tree_lines(items: list[dict[str, Any]], rel: str, depth: int) -> list[str]:
+    lines = []
+    for x in items:
+        where = f"{x['file']}:{x['start_line']}" if x.get("file") else "external"
+        lines.append(f"{'  ' * depth} - {x['name']} ({where})")
+        if x.get(rel):
+            lines.extend(_tree_lines(x[rel], rel, depth + 1))
+    return lines

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from znt.index.embed.text import embed_rows
 from znt.index.extract import Extractor, FileFacts
 from znt.index.languages import get_language, reset_current_root, set_current_root
+from znt.index.lexical import document_rows
 from znt.index.store import CsvSink
 
 BINARY_SNIFF = 8192
@@ -89,7 +91,9 @@ def parse_one(job: ParseJob) -> ParsedFile | None:
     return result[0] if result is not None else None
 
 
-def _write_rows(job: ParseJob, res: ParsedFile, facts: FileFacts | None) -> None:
+def _write_rows(
+    job: ParseJob, res: ParsedFile, facts: FileFacts | None, source: bytes = b""
+) -> None:
     sink = _STATE.sink(job.sink)
     directory = res.path.rsplit("/", 1)[0] if "/" in res.path else ""
     sink.add(
@@ -116,9 +120,13 @@ def _write_rows(job: ParseJob, res: ParsedFile, facts: FileFacts | None) -> None
     sink.add("refs", facts.refs)
     sink.add("imports", facts.imports)
     sink.add("import_candidates", facts.candidates)
+    docs, postings = document_rows(res.path, facts.symbols, source)
+    sink.add("lex_docs", docs)
+    sink.add("lex_postings", postings)
+    sink.add("embed_docs", embed_rows(res.path, lang, facts.symbols, source))
 
 
-def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None] | None:
+def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None, bytes] | None:
     try:
         with open(job.abspath, "rb") as fh:
             st = os.fstat(fh.fileno())
@@ -138,20 +146,21 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None] | None:
                 f"cannot read: {exc.strerror or exc}",
             ),
             None,
+            b"",
         )
     digest = content_hash(data)
     lines = data.count(b"\n") + (1 if data and not data.endswith(b"\n") else 0)
     result = ParsedFile(job.path, job.language, st.st_size, st.st_mtime_ns, digest, lines, "ok")
     if job.known_hash is not None and job.known_hash == digest:
         result.status = "unchanged"
-        return result, None
+        return result, None, b""
     if b"\0" in data[:BINARY_SNIFF]:
         result.status, result.error = "skipped", "binary content"
-        return result, None
+        return result, None, b""
     if len(data) > MINIFIED_LINE and max(map(len, data.split(b"\n"))) > MINIFIED_LINE:
         result.status = "skipped"
         result.error = f"minified or generated (a line over {MINIFIED_LINE} bytes)"
-        return result, None
+        return result, None, b""
     try:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -167,12 +176,12 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None] | None:
             reset_current_root(token)
     except Exception as exc:  # a grammar or query bug must not stop the scan
         result.status, result.error = "skipped", f"extraction failed: {type(exc).__name__}: {exc}"
-        return result, None
+        return result, None, b""
     result.module_name = facts.module_name
     if facts.parse_errors:
         result.status = "parse_error"
         result.warning = result.warning or "syntax errors; symbols extracted where the tree allowed"
-    return result, facts
+    return result, facts, data
 
 
 def _parse_batch(jobs: list[ParseJob]) -> list[ParsedFile | tuple[str, None]]:

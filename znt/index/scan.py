@@ -34,6 +34,7 @@ from znt import __version__
 from znt.errors import Busy, IndexIncompatible, UsageError
 from znt.gitinfo import head_commit
 from znt.index import manifest as manifest_mod
+from znt.index.embed import ProviderConfig
 from znt.index.languages import LANG_DIR, language_names
 from znt.index.log import ScanLog
 from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
@@ -73,6 +74,7 @@ class ScanResult:
     phases_ms: dict[str, int] = field(default_factory=dict)
     reason: str | None = None
     dry_run: dict[str, Any] | None = None
+    embeddings: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         out = dict(self.__dict__)
@@ -144,6 +146,7 @@ class Scanner:
         restart: bool = False,
         progress: Progress | None = None,
         notice: Notice | None = None,
+        embed: ProviderConfig | None = None,
     ) -> None:
         if language in ("auto", ""):
             language = None
@@ -154,11 +157,13 @@ class Scanner:
         self.project = project
         self.language = language
         self.restart = restart
+        self.embed = embed
         self.progress = progress or (lambda _p, _d, _t: None)
         self.notice = notice or (lambda _m: None)
         self.log = ScanLog(project.log_path)
         self.log_entries: list[tuple[str, str]] = []
         self.parsed: dict[str, tuple[int, int, str, str]] = {}  # path -> manifest entry
+        self._prev_embed: dict[str, Any] = {}
         self.phase_ms: dict[str, int] = {}
         self._phase_start = time.monotonic()
 
@@ -277,6 +282,7 @@ class Scanner:
         _debug_pause("walked", project)
 
         prev_manifest = manifest_mod.load(project.manifest_path)
+        self._prev_embed = (prev_manifest.last_scan.get("embed") or {}) if prev_manifest else {}
         known: dict[str, tuple[int, int, str, str | None]] | None
         reason = None
         if (
@@ -449,6 +455,7 @@ class Scanner:
     def _write_full(self, rows: Path, meta: dict[str, str]) -> tuple[int, int]:
         from znt.graph.resolve import rebuild_edges
         from znt.index import store
+        from znt.index.embed.stage import carry_over
 
         project = self.project
         building = project.znt_dir / f"index.building-{os.getpid()}.duckdb"
@@ -464,6 +471,7 @@ class Scanner:
             self.progress("building_graph", 1, 1)
             rebuild_edges(con)
             store.set_meta(con, {**meta, "created_at": meta["last_scan_at"]})
+            carry_over(con, project.index_path)
             self.progress("indexing", 0, 1)
             con.execute("CHECKPOINT")
             counts = _counts(con)
@@ -490,6 +498,7 @@ class Scanner:
     ) -> tuple[int, int]:
         from znt.graph.resolve import rebuild_edges, remember_changed
         from znt.index import store
+        from znt.index.embed.stage import prune
 
         changed = sorted(set(replaced) | set(gone))
         con = store.connect(self.project.index_path, read_only=False)
@@ -497,8 +506,14 @@ class Scanner:
             store.check_schema(con)
             con.execute("BEGIN")
             remember_changed(con, changed)
+            con.execute(
+                "CREATE TEMP TABLE old_texts AS SELECT DISTINCT text_hash FROM embed_docs "
+                "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
+                [changed],
+            )
             store.delete_files(con, changed)
             store.load_csv_folder(con, rows)
+            prune(con, "old_texts")
             if touched:
                 con.execute("CREATE TEMP TABLE touched (path VARCHAR, mtime_ns BIGINT)")
                 con.execute(
@@ -530,6 +545,7 @@ class Scanner:
         files: dict[str, tuple[int, int, str, str]],
         generation: str,
     ) -> None:
+        self._embed(result)
         self.progress("completed", 1, 1)
         result.duration_ms = int((time.monotonic() - t0) * 1000)
         result.phases_ms = dict(self.phase_ms)
@@ -544,6 +560,10 @@ class Scanner:
             "symbols": result.symbols,
             "edges": result.edges,
             "index_commit": result.index_commit,
+            "embed": {
+                "model": (result.embeddings or {}).get("model_key"),
+                "complete": (result.embeddings or {}).get("status") in ("completed", "up_to_date"),
+            },
         }
         manifest_mod.save(
             self.project.manifest_path,
@@ -569,6 +589,41 @@ class Scanner:
             )
         with contextlib.suppress(OSError):
             self.log.write(self.log_entries)
+
+    def _embed(self, result: ScanResult) -> None:
+        """Vectors for new texts (see znt/index/embed/stage.py). A failure is a warning."""
+        from znt.index.embed import stage
+
+        config = self.embed
+        if config is None or config.mode == "bm25":
+            why = "--no-embed" if config is None else "provider bm25"
+            result.embeddings = {"status": "skipped", "message": why}
+            return
+        key = stage.configured_name(config)
+        prev = self._prev_embed
+        if result.mode == "noop" and prev.get("complete") and prev.get("model") == key:
+            result.embeddings = {"status": "up_to_date", "model_key": key}
+            return
+        report = stage.run(self.project.index_path, config, progress=self.progress)
+        self._phase("embedding")
+        result.embeddings = {**report.to_dict(), "model_key": key}
+        if report.status in ("partial", "failed"):
+            message = (
+                f"embeddings {report.status}: {report.message}; {report.missing} texts have "
+                "no vector yet (lexical search and the graph are complete; "
+                "run `znt scan` again to resume)"
+            )
+            result.problems.append({"path": "", "message": message})
+            result.warnings += 1
+            self.log_entries.append(("warning", message))
+            self.notice(message)
+        elif report.embedded:
+            self.log_entries.append(
+                (
+                    "info",
+                    f"embedded {report.embedded} texts with {key} in {report.seconds}s",
+                )
+            )
 
     def _counts_and_files(
         self,

@@ -24,7 +24,7 @@ from znt.errors import Busy, IndexIncompatible, IndexMissing
 if TYPE_CHECKING:
     import duckdb
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "files": (
@@ -94,10 +94,40 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("line", "INTEGER"),
         ("count", "INTEGER"),
     ),
+    # The lexical index (znt/index/lexical.py): one document per symbol and its postings.
+    "lex_docs": (
+        ("file", "VARCHAR"),
+        ("sym", "VARCHAR"),
+        ("dl", "FLOAT"),
+    ),
+    "lex_postings": (
+        ("file", "VARCHAR"),
+        ("sym", "VARCHAR"),
+        ("term", "VARCHAR"),
+        ("wtf", "FLOAT"),
+    ),
+    # The texts a symbol is embedded as (znt/index/embed/text.py); vectors live in
+    # ``embeddings`` keyed by text_hash, created by the embedding stage of a scan.
+    "embed_docs": (
+        ("file", "VARCHAR"),
+        ("sym", "VARCHAR"),
+        ("part", "INTEGER"),
+        ("text_hash", "VARCHAR"),
+        ("text", "VARCHAR"),
+    ),
 }
 
 # Per-file tables: a file's rows are replaced as a whole when the file changes.
-FILE_TABLES = ("files", "symbols", "refs", "imports", "import_candidates")
+FILE_TABLES = (
+    "files",
+    "symbols",
+    "refs",
+    "imports",
+    "import_candidates",
+    "lex_docs",
+    "lex_postings",
+    "embed_docs",
+)
 
 
 def lock_timeout() -> float:
@@ -255,7 +285,7 @@ def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
             continue
         columns = ", ".join(f"'{n}': '{t}'" for n, t in cols)
         con.execute(
-            f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, "
+            f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, delim = ',', auto_detect = false, "
             f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true)",
             [parts],
         )

@@ -1,0 +1,262 @@
+"""Lexical search through the real CLI on a small project: tokenizer, BM25F field weights,
+filters, boosts, bounds, relations, exit codes, and incremental upkeep of the postings."""
+
+from __future__ import annotations
+
+import json
+import re
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import query, run_znt
+from znt.index.lexical import stem, tokenize
+from znt.index.search import fuse, glob_regex
+
+FILES = {
+    "shop/users.py": '''
+        """User accounts."""
+
+
+        class UserRepository:
+            """Stores users in the database."""
+
+            def get_user_name(self, user_id):
+                return self.db.fetch(user_id).name
+
+            def save(self, user):
+                self.db.write(user)
+
+
+        def getUserName2(record):
+            return record["name"]
+    ''',
+    "shop/http/client.py": '''
+        class Client:
+            def send(self, request):
+                """Send an HTTP request and retry with exponential backoff."""
+                for attempt in range(3):
+                    response = self.transport.handle(request)
+                    if response.ok:
+                        return response
+                    backoff_sleep(attempt)
+
+
+        def backoff_sleep(attempt):
+            import time
+
+            time.sleep(2 ** attempt)
+
+
+        def main():
+            Client().send("ping")
+    ''',
+    "shop/reports/parse_json.py": '''
+        import json
+
+
+        def load_report(path):
+            """Read a JSON report file from disk."""
+            with open(path) as fh:
+                return json.load(fh)
+
+
+        def test_load_report():
+            assert load_report("x.json") is not None
+    ''',
+    "tools/retry_policy.py": '''
+        RETRY_LIMIT = 5
+
+
+        def retry_policy(attempts):
+            return min(attempts, RETRY_LIMIT)
+    ''',
+}
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("searchproj")
+    for rel, text in FILES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text).lstrip())
+    proc = run_znt("scan", cwd=root)
+    assert proc.returncode == 0, proc.stderr
+    return root
+
+
+def search(root: Path, *args: str) -> tuple[int, dict, str]:
+    proc = run_znt("search", *args, "--format", "json", cwd=root)
+    return proc.returncode, json.loads(proc.stdout) if proc.stdout else {}, proc.stderr
+
+
+def names(doc: dict) -> list[str]:
+    return [r["qualified_name"] for r in doc["results"]]
+
+
+def test_tokenizer_splits_code_and_keeps_whole_identifiers() -> None:
+    terms = tokenize("getUserName2 parse_HTTPResponse os.path.join the Files")
+    assert {"getusername2", "get", "user", "name"} <= set(terms)
+    assert "2" not in terms  # one-character parts tell nothing apart
+    assert {"parse_httpresponse", stem("parse"), "http", stem("response")} <= set(terms)
+    assert {"os.path.join", "os", "path", "join"} <= set(terms)
+    assert "file" in terms and "the" not in terms
+    assert stem("parsing") == stem("parsed") == stem("parses")
+    assert stem("queries") == "query" and stem("class") == "class"
+
+
+@pytest.mark.parametrize(
+    ("pattern", "path", "matches"),
+    [
+        ("client.py", "shop/http/client.py", True),
+        ("http/client.py", "shop/http/client.py", True),
+        ("shop/*.py", "shop/users.py", True),
+        ("shop/*.py", "shop/http/client.py", False),
+        ("shop/**/*.py", "shop/http/client.py", True),
+        ("**/test_*.py", "a/b/test_x.py", True),
+        ("shop", "shop/http/client.py", True),
+        ("shop", "workshop/x.py", False),
+        ("*.go", "shop/users.py", False),
+    ],
+)
+def test_path_glob(pattern: str, path: str, matches: bool) -> None:
+    assert bool(re.fullmatch(glob_regex(pattern), path)) is matches
+
+
+def test_name_hits_rank_first(project: Path) -> None:
+    code, doc, _ = search(project, "get_user_name", "--mode", "lexical")
+    assert code == 0
+    assert names(doc)[0] == "UserRepository.get_user_name"
+    assert doc["results"][0]["found_by"] == ["lexical"]
+    # the split parts find the camelCase twin too
+    _, doc, _ = search(project, "user name", "--mode", "lexical")
+    assert {"UserRepository.get_user_name", "getUserName2"} <= set(names(doc)[:3])
+
+
+def test_qualified_and_doc_words(project: Path) -> None:
+    _, doc, _ = search(project, "Client.send", "--mode", "lexical")
+    assert names(doc)[0] == "Client.send"
+    _, doc, _ = search(project, "exponential backoff retry", "--mode", "lexical")
+    assert names(doc)[0] in {"Client.send", "backoff_sleep"}
+    assert {"Client.send", "backoff_sleep"} <= set(names(doc)[:4])
+
+
+def test_result_shape(project: Path) -> None:
+    _, doc, _ = search(project, "load_report", "--mode", "lexical", "--limit", "1")
+    item = doc["results"][0]
+    for key in ("id", "name", "type", "kind", "role", "file", "start_line", "end_line", "score"):
+        assert key in item
+    assert item["id"] == "shop/reports/parse_json.py::load_report"
+    assert (item["start_line"], item["end_line"]) == (4, 7)
+    assert doc["schema_version"] == 1 and doc["kind"] == "search"
+    assert doc["freshness"]["last_scan_at"]
+
+
+def test_path_filter(project: Path) -> None:
+    _, doc, _ = search(project, "retry", "--mode", "lexical", "--path", "tools")
+    assert doc["results"] and all(r["file"].startswith("tools/") for r in doc["results"])
+    _, doc, _ = search(project, "retry", "--mode", "lexical", "--path", "client.py")
+    assert doc["results"] and all(r["file"] == "shop/http/client.py" for r in doc["results"])
+
+
+def test_type_and_role_are_soft_boosts(project: Path) -> None:
+    _, plain, _ = search(project, "retry policy", "--mode", "lexical")
+    _, boosted, _ = search(project, "retry policy", "--mode", "lexical", "--type", "member")
+    assert names(boosted)[0] == "RETRY_LIMIT"
+    assert names(plain)[0] != "RETRY_LIMIT"
+    assert boosted["results"][0]["boosted_by"] == ["type"]
+    assert len(boosted["results"]) == len(plain["results"])  # a boost filters nothing
+    _, doc, _ = search(project, "load report", "--mode", "lexical", "--role", "test")
+    assert names(doc)[0] == "test_load_report"
+
+
+def test_offset_limit_and_token_budget(project: Path) -> None:
+    _, full, _ = search(project, "user", "--mode", "lexical", "--limit", "50")
+    assert len(full["results"]) >= 3 and full["truncated"] is False
+    _, page, _ = search(project, "user", "--mode", "lexical", "--limit", "1", "--offset", "1")
+    assert names(page) == names(full)[1:2]
+    assert page["truncated"] is True and page["next_offset"] == 2
+    _, cut, _ = search(project, "user", "--mode", "lexical", "--limit", "50", "--max-tokens", "1")
+    assert len(cut["results"]) == 1 and cut["truncated"] is True
+
+
+def test_nothing_found_exits_1(project: Path) -> None:
+    proc = run_znt("search", "zyxwvut", "--mode", "lexical", cwd=project)
+    assert proc.returncode == 1
+    assert proc.stdout.strip() == "No matching components found."
+    code, doc, _ = search(project, "zyxwvut", "--mode", "lexical")
+    assert code == 1 and doc["results"] == []
+
+
+def test_relations_and_code(project: Path) -> None:
+    _, doc, _ = search(project, "backoff_sleep", "--mode", "lexical", "--limit", "1", "--callers", "2")
+    top = doc["results"][0]
+    assert top["qualified_name"] == "backoff_sleep"
+    send = top["callers"][0]
+    assert send["name"] == "send" and send["edge_type"] == "call"
+    assert send["callers"][0]["name"] == "main"  # second level
+    _, doc, _ = search(
+        project, "backoff_sleep", "--mode", "lexical", "--limit", "1", "--callers", "2", "--compact"
+    )
+    assert "callers" not in doc["results"][0]
+    _, doc, _ = search(
+        project, "Client.send", "--mode", "lexical", "--limit", "1", "--code", "--max-code-lines", "2"
+    )
+    assert doc["results"][0]["code"].splitlines() == [
+        "    def send(self, request):",
+        '        """Send an HTTP request and retry with exponential backoff."""',
+    ]
+    assert doc["results"][0]["code_truncated"] is True
+
+
+def test_text_and_jsonl_formats(project: Path) -> None:
+    proc = run_znt("search", "Client.send", "--mode", "lexical", "--limit", "2", cwd=project)
+    assert proc.returncode == 0
+    assert "Client.send" in proc.stdout and "shop/http/client.py:2-8" in proc.stdout
+    proc = run_znt("search", "user", "--mode", "lexical", "--format", "jsonl", cwd=project)
+    lines = proc.stdout.strip().splitlines()
+    assert len(lines) >= 2 and all(json.loads(x)["id"] for x in lines)
+
+
+def test_hybrid_without_vectors_says_so(project: Path) -> None:
+    code, doc, err = search(project, "user name")
+    assert code == 0 and doc["answered_by"] == "lexical"
+    assert any("no embeddings" in w for w in doc["warnings"])
+    assert "vector search unavailable" in err
+
+
+def test_usage_errors(project: Path) -> None:
+    assert run_znt("search", "  ", cwd=project).returncode == 2
+    assert run_znt("search", "x", "--limit", "0", cwd=project).returncode == 2
+    assert run_znt("search", "x", "--mode", "fuzzy", cwd=project).returncode == 2
+
+def test_no_index_exits_3(tmp_path: Path) -> None:
+    proc = run_znt("search", "x", cwd=tmp_path)
+    assert proc.returncode == 3 and "znt scan" in proc.stderr
+
+
+def test_postings_follow_edits(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.py").write_text("def alpha_handler():\n    return 1\n")
+    (root / "b.py").write_text("def beta_handler():\n    return 2\n")
+    assert run_znt("scan", cwd=root).returncode == 0
+    (root / "a.py").write_text("def gamma_handler():\n    return 1\n")
+    (root / "b.py").unlink()
+    assert run_znt("scan", cwd=root).returncode == 0
+    _, doc, _ = search(root, "handler", "--mode", "lexical")
+    assert names(doc)[0] == "gamma_handler"
+    assert not {"alpha_handler", "beta_handler"} & set(names(doc))
+    assert query(root, "SELECT count(*) FROM lex_postings WHERE file = 'b.py'") == [(0,)]
+    assert query(root, "SELECT count(*) FROM lex_postings WHERE term = 'alpha_handler'") == [(0,)]
+
+
+def test_fusion_prefers_what_both_lists_find() -> None:
+    lexical = [("a", 10.0), ("b", 9.0), ("c", 1.0)]
+    vector = [("c", 0.9), ("b", 0.8), ("d", 0.2)]
+    fused = [c.id for c in fuse(lexical, vector)]
+    assert fused[0] == "b"  # high in both
+    assert set(fused) == {"a", "b", "c", "d"}
+    assert fuse(lexical, [])[0].id == "a" and fuse([], vector)[0].id == "c"

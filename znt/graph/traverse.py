@@ -1,0 +1,599 @@
+"""Graph questions answered from the index without loading the graph.
+
+A neighbourhood or a call path only ever touches the nodes it reaches, so the walk pulls
+edges out of DuckDB one BFS level at a time: one query per level, with the frontier as a
+parameter list. Paths are searched from both ends at once (the smaller frontier grows
+first), and networkx (imported only for paths) picks the shortest ones out of the few
+edges loaded. Nothing here prints or renders; ``znt.api.graph`` turns a walk into the
+result document.
+
+Completeness is counted on the way: calls that left the walk for an ``ext::`` node
+(unresolved, local-variable, or library calls), ``self``/``this`` calls a subclass may
+override, external nodes hidden without ``--all``, and unresolved call sites elsewhere that
+carry a start node's name (possible callers the index could not bind).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from znt.errors import Ambiguous, NotFound, UsageError
+
+EDGE_KINDS = ("call", "implements", "inherits", "contains", "imports")
+DEFAULT_EDGE_TYPES = ("call", "implements", "inherits")
+DIRECTIONS = ("both", "down", "up")
+MAX_PATHS = 3
+# A path search gives up (and says so) past this many reached nodes or levels.
+PATH_NODE_LIMIT = 20_000
+PATH_LEVEL_LIMIT = 40
+MAX_CANDIDATES = 20
+# Longer frontiers are passed as one list parameter rather than as constants.
+IN_LIST_MAX = 1000
+# Possible unbound callers are looked up for at most this many distinct names.
+MAX_NAME_CHECKS = 20
+
+# Edges that left the project graph: the callee is unknown (or a local variable's method).
+UNRESOLVED = frozenset({"unresolved", "local", "ambiguous"})
+# Edges to a method that a subclass may override (the call may dispatch elsewhere).
+DYNAMIC = frozenset({"self_method"})
+
+_SUFFIX = re.compile(r"#\d+$")
+_QUOTES = " '\""
+
+Edge = tuple[str, str, str]  # (src, dst, kind)
+
+
+def is_external(node_id: str) -> bool:
+    return node_id.startswith(("ext::", "dep::"))
+
+
+def parse_edge_types(value: str | Sequence[str] | None) -> list[str]:
+    """``call,inherits`` (or a list) as a checked, de-duplicated list in canonical order."""
+    if value is None:
+        return list(DEFAULT_EDGE_TYPES)
+    items = value.split(",") if isinstance(value, str) else list(value)
+    wanted = {x.strip().lower() for x in items if x and x.strip()}
+    if not wanted:
+        return list(DEFAULT_EDGE_TYPES)
+    bad = sorted(wanted - set(EDGE_KINDS))
+    if bad:
+        raise UsageError(
+            f"unknown edge type {', '.join(bad)}; choose from {', '.join(EDGE_KINDS)}",
+            edge_types=sorted(wanted),
+        )
+    return [k for k in EDGE_KINDS if k in wanted]
+
+
+# -- resolving FROM / TO -------------------------------------------------------------------
+
+
+@dataclass
+class Match:
+    """What a user's FROM/TO named: one or more node ids (a file's symbols, or the several
+    definitions of one qualified name in one file) and how it was recognised."""
+
+    query: str
+    ids: list[str]
+    matched_by: str
+    label: str
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "matched_by": self.matched_by,
+            "label": self.label,
+            "ids": self.ids,
+        }
+
+
+def _path_forms(text: str, root: Path) -> list[str]:
+    """``text`` as the index would name a file: as given, and relative to the root when it
+    is an absolute path or a path relative to the current folder inside the project."""
+    forms = [text.replace(os.sep, "/").removeprefix("./")]
+    p = Path(text).expanduser()
+    for cand in [p] if p.is_absolute() else [Path.cwd() / p]:
+        try:
+            rel = cand.resolve().relative_to(root).as_posix()
+        except (OSError, ValueError):
+            continue
+        if rel not in forms:
+            forms.append(rel)
+    return forms
+
+
+def resolve(
+    con: Any, text: str, root: Path, *, what: str = "FROM", indexed: frozenset[str] = frozenset()
+) -> Match:
+    """Turn FROM/TO into node ids: an id, an external id, a file path (its symbols), a
+    qualified name, a module-qualified name (``pkg.mod.Class.method``), a short name, or a
+    qualified-name suffix, in that order of precedence. More than one symbol at the first
+    tier that matches raises ``Ambiguous``; nothing raises ``NotFound`` with suggestions."""
+    text = (text or "").strip()
+    if not text:
+        raise UsageError(f"{what} must not be empty")
+    if is_external(text):
+        row = con.execute("SELECT 1 FROM edges WHERE dst = ? LIMIT 1", [text]).fetchone()
+        if row:
+            return Match(text, [text], "external", text[5:])
+        raise NotFound(f"external node not found in the index: {text}", query=text, suggestions=[])
+    forms = _path_forms(text, root) if ("/" in text or os.sep in text or "." in text) else []
+    if forms and "::" not in text:
+        row = con.execute(
+            "SELECT path FROM files WHERE path IN (SELECT unnest(?)) LIMIT 1", [forms]
+        ).fetchone()
+        if row:
+            ids = [
+                r[0]
+                for r in con.execute(
+                    "SELECT id FROM symbols WHERE file = ? ORDER BY start_line, start_byte",
+                    [row[0]],
+                ).fetchall()
+            ]
+            if ids:
+                return Match(text, ids, "file", row[0])
+            raise NotFound(
+                f"{row[0]} is indexed but defines no symbols", query=text, suggestions=[]
+            )
+
+    # Equalities first (cheap, and index-friendly where the index has them); the
+    # module-qualified and suffix forms need a join and a string scan, so only when needed.
+    # Only the columns the text can match: ids hold ``::``, short names hold no dot.
+    cols = ["id"] if "::" in text else ["qualified_name"] + ([] if "." in text else ["name"])
+    head = "SELECT id, file, name, qualified_name, start_line, NULL FROM symbols WHERE "
+    if all(f"symbols.{c}" in indexed for c in cols):
+        sql = " UNION ".join(f"{head}{c} = ?" for c in cols)
+    else:
+        sql = head + " OR ".join(f"{c} = ?" for c in cols)
+    rows = list(con.execute(sql, [text] * len(cols)).fetchall())
+    parts = text.split(".")
+    quals = [".".join(parts[i:]) for i in range(len(parts))]
+    if "::" not in text and not any(r[3] == text for r in rows) and (len(parts) > 1 or not rows):
+        rows += con.execute(
+            f"""
+            SELECT s.id, s.file, s.name, s.qualified_name, s.start_line, f.module_name
+            FROM symbols s LEFT JOIN files f ON f.path = s.file
+            WHERE {_in("s.qualified_name", quals)[0]} OR ends_with(s.qualified_name, ?)
+            """,
+            [*quals, "." + text],
+        ).fetchall()
+
+    def module_qualified(r: Any) -> bool:
+        for i in range(1, len(parts)):
+            if r[3] == quals[i]:
+                prefix = ".".join(parts[:i])
+                mod = r[5] or ""
+                if mod == prefix or mod.endswith("." + prefix):
+                    return True
+        return False
+
+    tiers: list[tuple[str, Any]] = [
+        ("id", lambda r: r[0] == text),
+        ("qualified_name", lambda r: r[3] == text),
+        ("module_qualified_name", module_qualified),
+        ("name", lambda r: r[2] == text),
+        ("qualified_name_suffix", lambda r: r[3].endswith("." + text)),
+    ]
+    for tier, test in tiers:
+        hits = [r for r in rows if test(r)]
+        if not hits:
+            continue
+        if tier == "id":
+            return Match(text, [text], tier, hits[0][3] or text)
+        # The several definitions of one name in one file (overloads, redefinitions: ids
+        # with a ``#2`` suffix) are one symbol to the user: they all start the walk.
+        groups: dict[str, list[Any]] = {}
+        for r in sorted(hits, key=lambda r: (r[1] or "", r[4] or 0, r[0])):
+            groups.setdefault(_SUFFIX.sub("", r[0]), []).append(r)
+        if len(groups) == 1:
+            ((base, members),) = groups.items()
+            return Match(text, [m[0] for m in members], tier, members[0][3] or base)
+        candidates = list(groups)
+        raise Ambiguous(
+            f"{what} {text!r} is ambiguous: {len(candidates)} symbols match by {tier.replace('_', ' ')}; "
+            "give a qualified name, a module-qualified name or an id",
+            query=text,
+            candidates=candidates[:MAX_CANDIDATES],
+            total_candidates=len(candidates),
+        )
+    raise NotFound(
+        f"{what} not found in the index: {text}", query=text, suggestions=_suggest(con, text, forms)
+    )
+
+
+def _suggest(con: Any, text: str, forms: list[str], n: int = 5) -> list[str]:
+    """Close matches, computed in DuckDB so a big index is not pulled into Python."""
+    short = text.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+    rows = con.execute(
+        """
+        SELECT DISTINCT qualified_name,
+               greatest(jaro_winkler_similarity(lower(qualified_name), lower($1)),
+                        CASE WHEN lower(name) = lower($2) THEN 0.95 ELSE 0 END) AS score
+        FROM symbols
+        WHERE type <> 'namespace'
+        ORDER BY score DESC, qualified_name
+        LIMIT $3
+        """,
+        [text, short, n],
+    ).fetchall()
+    out = [r[0] for r in rows if r[1] >= 0.8]
+    if forms and ("/" in text or os.sep in text):
+        rows = con.execute(
+            """
+            SELECT path, jaro_winkler_similarity(path, $1) AS score FROM files
+            ORDER BY score DESC, path LIMIT $2
+            """,
+            [forms[-1], n],
+        ).fetchall()
+        out = [r[0] for r in rows if r[1] >= 0.8] + out
+    return out[:n]
+
+
+# -- loading edges ---------------------------------------------------------------------------
+
+
+@dataclass
+class EdgeInfo:
+    confidence: float
+    resolution: str
+
+
+@dataclass
+class Walk:
+    """The part of the graph a question touched: node distances, loaded edges and what the
+    walk saw but did not follow."""
+
+    distance: dict[str, int] = field(default_factory=dict)
+    edges: dict[Edge, EdgeInfo] = field(default_factory=dict)
+    expanded_down: set[str] = field(default_factory=set)
+    hidden_external: set[str] = field(default_factory=set)
+    truncated: bool = False
+    dropped: int = 0
+    levels: int = 0
+    queries: int = 0
+
+
+def _in(column: str, values: Sequence[str]) -> tuple[str, list[Any]]:
+    """``column IN (?, ?, …)``: a list of constants lets DuckDB use an ART index on the
+    column, where one exists; a very long list goes as one list parameter instead."""
+    if len(values) > IN_LIST_MAX:
+        return f"{column} IN (SELECT unnest(?))", [list(values)]
+    return f"{column} IN ({', '.join('?' * len(values))})", list(values)
+
+
+def indexed_columns(con: Any) -> frozenset[str]:
+    """``table.column`` of every single-column index. DuckDB uses an index only for an
+    equality or IN-list filter standing alone, so queries are shaped by what exists: with
+    an index, one lookup per column (UNION ALL) and the other filters applied in Python;
+    without one, a single scan with every filter."""
+    try:
+        rows = con.execute("SELECT table_name, expressions FROM duckdb_indexes()").fetchall()
+    except Exception:
+        return frozenset()
+    out = set()
+    for table, exprs in rows:
+        items = exprs if isinstance(exprs, list | tuple) else str(exprs).strip("[]").split(",")
+        if len(items) == 1:  # a composite index does not serve a one-column filter
+            column = str(items[0]).strip(_QUOTES)
+            out.add(f"{table}.{column}")
+    return frozenset(out)
+
+
+def _load(
+    con: Any,
+    frontier: Sequence[str],
+    kinds: Sequence[str],
+    direction: str,
+    indexed: frozenset[str] = frozenset(),
+) -> list[Any]:
+    """One BFS level: every edge of the chosen kinds leaving (down), entering (up) or
+    touching (both) a frontier node, in one query."""
+    cols = "SELECT src, dst, kind, confidence, resolution FROM edges WHERE "
+    sides = {"down": ["src"], "up": ["dst"], "both": ["src", "dst"]}[direction]
+    if all(f"edges.{c}" in indexed for c in sides):
+        parts, params = [], []
+        for c in sides:
+            cond, ps = _in(c, frontier)
+            parts.append(cols + cond)
+            params += ps
+        wanted = set(kinds)
+        rows = con.execute(" UNION ALL ".join(parts), params).fetchall()
+        return [r for r in rows if r[2] in wanted]
+    conds, params = [], []
+    for c in sides:
+        cond, ps = _in(c, frontier)
+        conds.append(cond)
+        params += ps
+    kind_sql, kind_params = _in("kind", kinds)
+    sql = f"{cols}({' OR '.join(conds)}) AND {kind_sql}"
+    return list(con.execute(sql, params + kind_params).fetchall())
+
+
+def neighbourhood(
+    con: Any,
+    start: Sequence[str],
+    *,
+    depth: int,
+    direction: str,
+    kinds: Sequence[str],
+    include_external: bool,
+    max_nodes: int,
+    indexed: frozenset[str] = frozenset(),
+) -> Walk:
+    """Breadth-first from ``start`` for ``depth`` levels, at most ``max_nodes`` nodes shown.
+
+    A level that would overflow the bound keeps the nodes reached by the most certain edges
+    first (then by id, for a stable answer) and the walk stops there, ``truncated``."""
+    walk = Walk()
+    first = list(dict.fromkeys(start))
+    if len(first) > max_nodes:
+        walk.truncated = True
+        walk.dropped += len(first) - max_nodes
+        first = first[:max_nodes]
+    for s in first:
+        walk.distance[s] = 0
+    frontier = [s for s in first if not is_external(s)]
+    for level in range(1, depth + 1):
+        if not frontier or walk.truncated:
+            break
+        rows = _load(con, frontier, kinds, direction, indexed)
+        walk.queries += 1
+        walk.levels = level
+        front = set(frontier)
+        if direction in ("down", "both"):
+            walk.expanded_down.update(front)
+        best: dict[str, float] = {}
+        for src, dst, kind, conf, res in rows:
+            walk.edges[(src, dst, kind)] = EdgeInfo(float(conf or 0.0), res or "")
+            near = []
+            if direction != "up" and src in front:
+                near.append(dst)
+            if direction != "down" and dst in front:
+                near.append(src)
+            for nb in near:
+                if nb in walk.distance:
+                    continue
+                if is_external(nb) and not include_external:
+                    walk.hidden_external.add(nb)
+                    continue
+                best[nb] = max(best.get(nb, -1.0), float(conf or 0.0))
+        reached = sorted(best, key=lambda n: (-best[n], is_external(n), n))
+        room = max_nodes - len(walk.distance)
+        if len(reached) > room:
+            walk.truncated = True
+            walk.dropped += len(reached) - room
+            reached = reached[:room]
+        for nb in reached:
+            walk.distance[nb] = level
+        frontier = [nb for nb in reached if not is_external(nb)]
+    return walk
+
+
+@dataclass
+class PathSearch:
+    walk: Walk
+    paths: list[list[str]]
+    length: int | None
+    limit_hit: bool
+    reachable: int
+
+
+def shortest_paths(
+    con: Any,
+    sources: Sequence[str],
+    targets: Sequence[str],
+    *,
+    kinds: Sequence[str],
+    indexed: frozenset[str] = frozenset(),
+) -> PathSearch:
+    """Up to ``MAX_PATHS`` distinct shortest paths from any source to any target, following
+    edges forward (caller to callee), searched from both ends a level at a time.
+
+    Every edge of every shortest path is loaded: a node at position i of a path of length
+    L = a + b (a forward levels, b backward) was either expanded forward (i < a) or its
+    successor was expanded backward, so networkx over the loaded edges finds them all."""
+    import networkx as nx
+
+    walk = Walk()
+    fdist = {s: 0 for s in dict.fromkeys(sources)}
+    bdist = {t: 0 for t in dict.fromkeys(targets)}
+    ffront = [s for s in fdist if not is_external(s)]
+    bfront = list(bdist)
+    flevel = blevel = 0
+    limit_hit = False
+    graph = nx.DiGraph()
+    while not (fdist.keys() & bdist.keys()):
+        if not ffront or not bfront:
+            break
+        if len(fdist) + len(bdist) > PATH_NODE_LIMIT or flevel + blevel >= PATH_LEVEL_LIMIT:
+            limit_hit = True
+            break
+        forward = len(ffront) <= len(bfront)
+        rows = _load(
+            con, ffront if forward else bfront, kinds, "down" if forward else "up", indexed
+        )
+        walk.queries += 1
+        if forward:
+            flevel += 1
+            walk.expanded_down.update(ffront)
+        else:
+            blevel += 1
+        new: list[str] = []
+        for src, dst, kind, conf, res in rows:
+            info = EdgeInfo(float(conf or 0.0), res or "")
+            walk.edges[(src, dst, kind)] = info
+            if forward:
+                if is_external(dst) and dst not in bdist:
+                    walk.hidden_external.add(dst)
+                    continue
+                if dst not in fdist:
+                    fdist[dst] = flevel
+                    new.append(dst)
+            elif src not in bdist:
+                bdist[src] = blevel
+                new.append(src)
+            graph.add_edge(src, dst)
+        if forward:
+            ffront = [n for n in new if not is_external(n)]
+        else:
+            bfront = new
+    walk.levels = flevel + blevel
+    paths: list[list[str]] = []
+    length = None
+    if fdist.keys() & bdist.keys():
+        source, sink = ("\0source", "\0sink")
+        graph.add_edges_from((source, s) for s in fdist if fdist[s] == 0)
+        graph.add_edges_from((t, sink) for t in bdist if bdist[t] == 0)
+        found = []
+        for p in nx.all_shortest_paths(graph, source, sink):
+            found.append(p[1:-1])
+            if len(found) >= 50:
+                break
+        found.sort()
+        for p in found:
+            if p not in paths:
+                paths.append(p)
+            if len(paths) >= MAX_PATHS:
+                break
+        length = len(paths[0]) - 1 if paths else None
+    for p in paths:
+        for i, n in enumerate(p):
+            walk.distance.setdefault(n, i)
+    return PathSearch(walk, paths, length, limit_hit, len(fdist))
+
+
+# -- details and completeness ----------------------------------------------------------------
+
+
+def node_details(con: Any, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
+    """Rows of ``symbols`` for the project ids, and what an ``ext::``/``dep::`` id says
+    about itself (the ``externals`` view's rules, without scanning the edges for it)."""
+    ids = list(ids)
+    internal = [i for i in ids if not is_external(i)]
+    out: dict[str, dict[str, Any]] = {}
+    if internal:
+        cond, params = _in("id", internal)
+        for r in con.execute(
+            "SELECT id, name, qualified_name, type, kind, file, start_line, end_line, role "
+            f"FROM symbols WHERE {cond}",
+            params,
+        ).fetchall():
+            out[r[0]] = {
+                "id": r[0],
+                "name": r[1],
+                "qualified_name": r[2],
+                "type": r[3],
+                "kind": r[4],
+                "file": r[5],
+                "start_line": r[6],
+                "end_line": r[7],
+                "role": r[8],
+                "external": False,
+            }
+    for i in ids:
+        if i in out:
+            continue
+        dep = i.startswith("dep::")
+        qual = i[5:] if is_external(i) else i
+        out[i] = {
+            "id": i,
+            "name": qual.rsplit(".", 1)[-1] or qual,
+            "qualified_name": qual,
+            "type": "dependency" if dep else "function",
+            "kind": "dependency" if dep else "external",
+            "file": None,
+            "start_line": None,
+            "end_line": None,
+            "role": "dependency",
+            "external": True,
+        }
+    return out
+
+
+def possible_callers(con: Any, names: Sequence[str], kinds: Sequence[str]) -> int:
+    """Unresolved call sites anywhere whose callee is written with one of ``names`` as its
+    last part (``obj.run()`` for ``Scanner.run``): callers the index could not bind, so an
+    upward answer is a lower bound by that many."""
+    if "call" not in kinds or not names:
+        return 0
+    names = sorted(set(names))[:MAX_NAME_CHECKS]
+    suffixes = [f"{sep}{n}" for n in names for sep in (".", "::")]
+    res_sql, res_params = _in("resolution", sorted(UNRESOLVED))
+    row = con.execute(
+        f"SELECT count(*) FROM edges WHERE kind = 'call' AND {res_sql} AND ("
+        + " OR ".join("ends_with(dst, ?)" for _ in suffixes)
+        + ")",
+        res_params + suffixes,
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def completeness(
+    walk: Walk,
+    *,
+    kinds: Sequence[str],
+    include_external: bool,
+    possible_unresolved_callers: int,
+    extra_reasons: Sequence[str] = (),
+    hidden_matters: bool = True,
+) -> dict[str, Any]:
+    """Whether the answer is all there is, or a lower bound, and why. For a path, hidden
+    external nodes do not matter (they end every walk: no path runs through one)."""
+    unresolved = external = dynamic = ambiguous = 0
+    for (src, dst, kind), info in walk.edges.items():
+        if kind != "call":
+            continue
+        if src in walk.distance and dst in walk.distance and not is_external(dst):
+            # A shown edge bound with less than certainty: ``self.m()`` a subclass may
+            # override, or a receiver whose type was inferred.
+            if info.resolution in DYNAMIC or info.confidence < 1:
+                dynamic += 1
+            continue
+        if src not in walk.expanded_down:
+            continue
+        if info.resolution == "ambiguous":
+            ambiguous += 1
+        if is_external(dst):
+            if info.resolution in UNRESOLVED or info.confidence == 0:
+                unresolved += 1
+            else:
+                external += 1
+    reasons = list(extra_reasons)
+    if walk.truncated:
+        reasons.append(f"cut at --max-nodes: {walk.dropped} more nodes were reached but not shown")
+    if unresolved:
+        reasons.append(
+            f"{unresolved} call(s) from the walked nodes could not be resolved (dynamic or "
+            "local-variable calls, builtins): their targets are unknown"
+        )
+    if ambiguous:
+        reasons.append(f"{ambiguous} call(s) had several possible targets")
+    if dynamic:
+        reasons.append(
+            f"{dynamic} call(s) shown are bound with confidence < 1 (self/this calls or an "
+            "inferred receiver type): a subclass override or another target may run instead"
+        )
+    if possible_unresolved_callers:
+        reasons.append(
+            f"{possible_unresolved_callers} unresolved call site(s) elsewhere use a start "
+            "symbol's name and may be callers"
+        )
+    hidden = len(walk.hidden_external)
+    if hidden and not include_external and hidden_matters:
+        reasons.append(f"{hidden} external node(s) hidden (pass --all to show them)")
+    return {
+        "complete": not reasons,
+        "reasons": reasons,
+        "unresolved_calls": unresolved,
+        "external_calls": external,
+        "ambiguous_calls": ambiguous,
+        "dynamic_dispatch_calls": dynamic,
+        "possible_unresolved_callers": possible_unresolved_callers,
+        "hidden_external_nodes": hidden if not include_external else 0,
+        "truncated_nodes": walk.dropped,
+        "edge_types": list(kinds),
+    }

@@ -1,0 +1,111 @@
+"""What gets embedded for a symbol: a bounded text built from what names and explains it.
+
+One symbol gives one or more texts ("windows"), each hashed; a vector is stored once per
+distinct text hash (table ``embeddings``), so an unchanged symbol is never embedded twice,
+not even when it moves to another file or line. The text therefore contains nothing that
+changes when unrelated code changes: no line numbers, no neighbours' bodies.
+
+* function: its type and kind, the qualified name split into words, the signature, the
+  docstring, the path in words, then the body in windows of ``WINDOW_CHARS`` (at most
+  ``MAX_WINDOWS``; the first window carries the header, later ones the name and a slice);
+* declaration (class, struct, interface…): header, docstring, and the names of its members;
+* module: the path, its docstring and the names of its top-level symbols.
+
+Members (fields, constants), dependencies and resource-file keys are not embedded: their
+name is all they have, and the lexical index finds names. See docs/search.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+WINDOW_CHARS = 1000
+MAX_WINDOWS = 3
+DOC_CHARS = 600
+MAX_NAMES = 60
+EMBEDDED_TYPES = ("function", "declaration")
+RESOURCE_LANGUAGES = frozenset({"markdown", "yaml", "json", "toml", "dockerfile", "make"})
+
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+_SPACE = re.compile(r"\s+")
+
+
+def words(name: str) -> str:
+    """``SemanticStore.searchFTS5`` -> ``semantic store search fts 5``."""
+    return " ".join(
+        p.lower() for chunk in re.split(r"[^A-Za-z0-9]+", name) for p in _PART.findall(chunk)
+    )
+
+
+def text_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8", "replace"), digest_size=12).hexdigest()
+
+
+def _path_words(path: str) -> str:
+    return path.rsplit(".", 1)[0].replace("/", " / ").replace("_", " ")
+
+
+def embed_rows(
+    path: str, language: str, symbols: Sequence[Sequence[Any]], source: bytes
+) -> list[tuple[str, str, int, str, str]]:
+    """``embed_docs`` rows (file, sym, part, text_hash, text) for one file's symbols (rows in
+    the order of store.TABLES["symbols"])."""
+    children: dict[str, list[str]] = defaultdict(list)
+    for row in symbols:
+        if row[6] is not None and row[4] != "dependency":
+            children[row[6]].append(row[2] or "")
+    out: list[tuple[str, str, int, str, str]] = []
+    where = _path_words(path)
+    for row in symbols:
+        sym_id, name, qname, typ, kind = row[0], row[2] or "", row[3] or "", row[4], row[5]
+        signature, doc = (row[11] or "").strip(), (row[12] or "").strip()[:DOC_CHARS]
+        if kind == "module":
+            names = ", ".join(children.get(sym_id, [])[:MAX_NAMES])
+            texts = [
+                _join(f"module {words(qname or name)}", where, doc, names and f"defines {names}")
+            ]
+        elif typ not in EMBEDDED_TYPES or language in RESOURCE_LANGUAGES:
+            continue
+        elif typ == "declaration":
+            names = ", ".join(children.get(sym_id, [])[:MAX_NAMES])
+            texts = [
+                _join(f"{kind} {words(qname)}", signature, doc, where, names and f"members {names}")
+            ]
+        else:
+            texts = _function_windows(row, source, f"{kind} {words(qname)}", signature, doc, where)
+        for i, text in enumerate(texts):
+            out.append((path, sym_id, i, text_hash(text), text))
+    return out
+
+
+def _function_windows(
+    row: Sequence[Any], source: bytes, title: str, signature: str, doc: str, where: str
+) -> list[str]:
+    start_b, end_b = row[9], row[10]
+    body = ""
+    if start_b is not None and end_b is not None:
+        limit = int(start_b) + WINDOW_CHARS * MAX_WINDOWS * 2
+        body = source[int(start_b) : min(int(end_b), limit)].decode("utf-8", "replace")
+        body = _SPACE.sub(" ", body).strip()
+        if doc:
+            body = body.replace(doc, "", 1) if len(doc) > 40 else body
+    header = _join(title, signature, doc, where)
+    first_room = max(200, WINDOW_CHARS - len(header))
+    texts = [_join(header, body[:first_room])]
+    rest = body[first_room:]
+    while rest and len(texts) < MAX_WINDOWS:
+        piece, rest = rest[:WINDOW_CHARS], rest[WINDOW_CHARS:]
+        if len(piece.strip()) < 80:
+            break
+        texts.append(_join(title, piece))
+    return texts
+
+
+def _join(*parts: str) -> str:
+    """One line: the embedding models' tokenizers treat every run of white space alike, and
+    so the text stays small and CSV-safe."""
+    return _SPACE.sub(" ", " | ".join(p for p in parts if p)).strip()

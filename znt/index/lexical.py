@@ -1,0 +1,198 @@
+"""The lexical index: a code-aware tokenizer and BM25F postings kept in our own tables.
+
+DuckDB's ``fts`` extension downloads at run time and rebuilds its index from scratch, so the
+postings live in two ordinary per-file tables that a scan replaces with the rest of a file's
+rows (incremental for free):
+
+* ``lex_docs(file, sym, dl)``: one document per symbol, ``dl`` its weighted length;
+* ``lex_postings(file, sym, term, wtf)``: the weighted term frequency of each term in it.
+
+Fields and weights (BM25F with one length normalisation over the weighted sum): the name
+counts most, then the qualified name, the signature, the docstring, the path, and the words
+of the body. Document frequencies are counted at query time from the postings a query
+touches, so nothing global has to be maintained when a file changes. See docs/search.md.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter, defaultdict
+from collections.abc import Sequence
+from typing import Any
+
+FIELD_WEIGHTS = {
+    "name": 5.0,
+    "qualified_name": 3.0,
+    "signature": 2.0,
+    "doc": 1.5,
+    "path": 1.0,
+    "body": 1.0,
+}
+K1 = 1.2
+B = 0.75
+MAX_BODY_BYTES = 200_000  # the body of a symbol is read up to this much (a whole module too)
+
+_TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|[0-9]{2,}")
+_PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+# Words too common in prose and code to tell documents apart. Kept short on purpose: a word
+# that names things in code (``get``, ``set``, ``list``) stays searchable.
+_STOP_TEXT = """
+    a an and are as at be been but by can could did do does for from had has have how i if
+    in into is it its me my no not of on or our so such that the their them then there these
+    they this those to was we were what when where which while who why will with would you
+    your self cls def return none true false null var let const
+"""
+STOPWORDS = frozenset(_STOP_TEXT.split())
+
+
+def stem(word: str) -> str:
+    """A light plural/verb-ending stemmer: enough to meet ``files`` with ``file`` and
+    ``parsing`` with ``parse``, cautious enough not to mangle identifiers."""
+    n = len(word)
+    if n <= 3 or not word.isalpha():
+        return word
+    if word.endswith("ies") and n > 4:
+        return word[:-3] + "y"
+    if word.endswith(("sses", "shes", "ches", "xes")):
+        return word[:-2]
+    if word.endswith("s") and not word.endswith(("ss", "us", "is")):
+        word = word[:-1]
+    elif word.endswith("ing") and n > 5:
+        word = word[:-3]
+        if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz":
+            word = word[:-1]
+    elif word.endswith("ed") and n > 4:
+        word = word[:-2]
+        if len(word) > 2 and word[-1] == word[-2] and word[-1] not in "lsz":
+            word = word[:-1]
+    if len(word) > 4 and word.endswith("e"):
+        word = word[:-1]  # parse, parses, parsed, parsing -> pars
+    return word
+
+
+def _identifier_terms(ident: str, out: list[str]) -> None:
+    lower = ident.lower()
+    parts = [p.lower() for chunk in ident.split("_") for p in _PART.findall(chunk)]
+    if len(parts) <= 1:
+        word = parts[0] if parts else lower.strip("_")
+        if word and word not in STOPWORDS:
+            out.append(stem(word))
+        return
+    out.append(lower.strip("_"))  # the whole identifier, unstemmed
+    for part in parts:
+        if len(part) > 1 and part not in STOPWORDS:
+            out.append(stem(part))
+
+
+def tokenize(text: str) -> list[str]:
+    """Terms of ``text``: every identifier whole (lower-cased) and split at camelCase,
+    snake_case and digit boundaries; dotted names whole and by component; prose words
+    stemmed lightly; stop words dropped."""
+    out: list[str] = []
+    for match in _TOKEN.finditer(text):
+        token = match.group()
+        if "." in token:
+            out.append(token.lower())
+            for ident in token.split("."):
+                _identifier_terms(ident, out)
+        elif token[0].isdigit():
+            out.append(token)
+        else:
+            _identifier_terms(token, out)
+    return out
+
+
+def query_terms(query: str) -> dict[str, float]:
+    """Distinct query terms with a weight that grows slowly with repetition (long queries,
+    such as a pasted issue, repeat what matters)."""
+    counts = Counter(tokenize(query))
+    return {t: 1.0 + math.log(c) for t, c in counts.items()}
+
+
+def _path_text(path: str) -> str:
+    stem_path = path.rsplit(".", 1)[0] if "." in path.rsplit("/", 1)[-1] else path
+    return stem_path.replace("/", " ").replace("-", "_")
+
+
+def document_rows(
+    path: str, symbols: Sequence[Sequence[Any]], source: bytes
+) -> tuple[list[tuple[str, str, float]], list[tuple[str, str, str, float]]]:
+    """The ``lex_docs`` and ``lex_postings`` rows of one file's symbols.
+
+    ``symbols`` are rows in the order of store.TABLES["symbols"] (id, file, name,
+    qualified_name, type, kind, parent_id, start_line, end_line, start_byte, end_byte,
+    signature, doc, role)."""
+    docs: list[tuple[str, str, float]] = []
+    postings: list[tuple[str, str, str, float]] = []
+    path_terms = tokenize(_path_text(path))
+    w_name, w_q, w_sig, w_doc, w_path, w_body = (
+        FIELD_WEIGHTS[k] for k in ("name", "qualified_name", "signature", "doc", "path", "body")
+    )
+    for row in symbols:
+        sym_id, name, qname = row[0], row[2] or "", row[3] or ""
+        start_b, end_b, signature, doc = row[9], row[10], row[11] or "", row[12] or ""
+        weighted: defaultdict[str, float] = defaultdict(float)
+        length: float = 0.0
+        for terms, weight in (
+            (tokenize(name), w_name),
+            (tokenize(qname), w_q),
+            (tokenize(signature), w_sig),
+            (tokenize(doc), w_doc),
+            (path_terms, w_path),
+        ):
+            for t in terms:
+                weighted[t] += weight
+            length += weight * len(terms)
+        if start_b is not None and end_b is not None:
+            end = min(int(end_b), int(start_b) + MAX_BODY_BYTES)
+            chunk = source[int(start_b) : end]
+            body_terms = tokenize(chunk.decode("utf-8", errors="replace"))
+            for t in body_terms:
+                weighted[t] += w_body
+            length += w_body * len(body_terms)
+        if not weighted:
+            continue
+        docs.append((path, sym_id, round(length, 2)))
+        postings.extend((path, sym_id, t, round(w, 2)) for t, w in weighted.items())
+    return docs, postings
+
+
+def bm25_sql(filtered: bool) -> str:
+    """The ranking query: parameters are the query terms, their weights, then (when
+    ``filtered``) a regular expression the file must match, and the number of results."""
+    where = "WHERE regexp_full_match(d.file, ?)" if filtered else ""
+    return f"""
+        WITH q AS (SELECT unnest(?::VARCHAR[]) AS term, unnest(?::DOUBLE[]) AS qw),
+        hits AS (SELECT p.sym, p.term, p.wtf FROM lex_postings p SEMI JOIN q USING (term)),
+        df AS (SELECT term, count(*) AS df FROM hits GROUP BY term),
+        st AS (SELECT count(*)::DOUBLE AS n, avg(dl) AS avgdl FROM lex_docs)
+        SELECT h.sym,
+               sum(q.qw * ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
+                   * h.wtf * {K1 + 1} / (h.wtf + {K1} * (1 - {B} + {B} * d.dl / st.avgdl)))
+                 AS score
+        FROM hits h JOIN df USING (term) JOIN q USING (term)
+             JOIN lex_docs d ON d.sym = h.sym CROSS JOIN st
+        {where}
+        GROUP BY h.sym
+        ORDER BY score DESC, h.sym
+        LIMIT ?
+    """
+
+
+def rank(
+    con: Any, query: str, limit: int, path_regex: str | None = None
+) -> list[tuple[str, float]]:
+    """(symbol id, BM25F score) pairs, best first."""
+    terms = query_terms(query)
+    if not terms:
+        return []
+    params: list[Any] = [list(terms), list(terms.values())]
+    if path_regex is not None:
+        params.append(path_regex)
+    params.append(limit)
+    return [
+        (r[0], float(r[1]))
+        for r in con.execute(bm25_sql(path_regex is not None), params).fetchall()
+    ]
