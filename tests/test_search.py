@@ -65,13 +65,13 @@ FILES = {
         def test_load_report():
             assert load_report("x.json") is not None
     ''',
-    "tools/retry_policy.py": '''
+    "tools/retry_policy.py": """
         RETRY_LIMIT = 5
 
 
         def retry_policy(attempts):
             return min(attempts, RETRY_LIMIT)
-    ''',
+    """,
 }
 
 
@@ -191,7 +191,9 @@ def test_nothing_found_exits_1(project: Path) -> None:
 
 
 def test_relations_and_code(project: Path) -> None:
-    _, doc, _ = search(project, "backoff_sleep", "--mode", "lexical", "--limit", "1", "--callers", "2")
+    _, doc, _ = search(
+        project, "backoff_sleep", "--mode", "lexical", "--limit", "1", "--callers", "2"
+    )
     top = doc["results"][0]
     assert top["qualified_name"] == "backoff_sleep"
     send = top["callers"][0]
@@ -202,7 +204,15 @@ def test_relations_and_code(project: Path) -> None:
     )
     assert "callers" not in doc["results"][0]
     _, doc, _ = search(
-        project, "Client.send", "--mode", "lexical", "--limit", "1", "--code", "--max-code-lines", "2"
+        project,
+        "Client.send",
+        "--mode",
+        "lexical",
+        "--limit",
+        "1",
+        "--code",
+        "--max-code-lines",
+        "2",
     )
     assert doc["results"][0]["code"].splitlines() == [
         "    def send(self, request):",
@@ -231,6 +241,7 @@ def test_usage_errors(project: Path) -> None:
     assert run_znt("search", "  ", cwd=project).returncode == 2
     assert run_znt("search", "x", "--limit", "0", cwd=project).returncode == 2
     assert run_znt("search", "x", "--mode", "fuzzy", cwd=project).returncode == 2
+
 
 def test_no_index_exits_3(tmp_path: Path) -> None:
     proc = run_znt("search", "x", cwd=tmp_path)
