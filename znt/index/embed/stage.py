@@ -118,8 +118,11 @@ def run(
     pending: list[tuple[str, Any]] = []
     last_flush = time.monotonic()
     try:
-        for start in range(0, len(todo), 64):
-            chunk = todo[start : start + 64]
+        # Chunks of the provider's batch size: what a failing provider already answered
+        # is kept.
+        step = max(1, min(int(config.batch_size or 64), 256))
+        for start in range(0, len(todo), step):
+            chunk = todo[start : start + step]
             vectors = emb.embed([text for _h, text in chunk], "document")
             pending.extend(zip((h for h, _t in chunk), vectors.tolist(), strict=True))
             done += len(chunk)
