@@ -33,6 +33,8 @@ def pytest_configure(config: pytest.Config) -> None:
     folder = Path(tempfile.mkdtemp(prefix="znt-tests-"))
     bm25 = folder / "bm25.yaml"
     bm25.write_text("embedding:\n  provider: bm25\n")
+    folder.chmod(0o755)  # tests/test_bad_input.py runs znt as nobody
+    bm25.chmod(0o644)
     os.environ["ZNT_CONFIG"] = str(bm25)
     os.environ["XDG_CONFIG_HOME"] = str(folder / "xdg-config")
     os.environ["HF_HUB_OFFLINE"] = "1"

@@ -175,7 +175,9 @@ def test_server_that_disappears_midway() -> None:
         emb = ollama(server.url, batch_size=2)
         with pytest.raises(ProviderError) as err:
             emb.embed([f"t{i}" for i in range(8)])
-        assert server.embed_requests == 2
+        # the server stops listening just after its second answer; a third request may
+        # already have been accepted by then on a loaded machine
+        assert 2 <= server.embed_requests <= 3
     finally:
         server.stop()
     assert f"cannot reach Ollama at {server.url}: connection refused" in err.value.message

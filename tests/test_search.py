@@ -49,8 +49,12 @@ FILES = {
             time.sleep(2 ** attempt)
 
 
+        def wait_all():
+            backoff_sleep(1)
+
+
         def main():
-            Client().send("ping")
+            wait_all()
     ''',
     "shop/reports/parse_json.py": '''
         import json
@@ -196,9 +200,10 @@ def test_relations_and_code(project: Path) -> None:
     )
     top = doc["results"][0]
     assert top["qualified_name"] == "backoff_sleep"
-    send = top["callers"][0]
-    assert send["name"] == "send" and send["edge_type"] == "call"
-    assert send["callers"][0]["name"] == "main"  # second level
+    callers = {c["name"]: c for c in top["callers"]}
+    assert set(callers) == {"send", "wait_all"}
+    assert callers["send"]["edge_type"] == "call"
+    assert [c["name"] for c in callers["wait_all"]["callers"]] == ["main"]  # second level
     _, doc, _ = search(
         project, "backoff_sleep", "--mode", "lexical", "--limit", "1", "--callers", "2", "--compact"
     )
