@@ -7,9 +7,10 @@ rows (incremental for free):
 * ``lex_docs(file, sym, dl)``: one document per symbol, ``dl`` its weighted length;
 * ``lex_postings(file, sym, term, wtf)``: the weighted term frequency of each term in it.
 
-Fields and weights (BM25F with one length normalisation over the weighted sum): the name
-counts most, then the qualified name, the signature, the docstring, the path, and the words
-of the body. Document frequencies are counted at query time from the postings a query
+Fields and weights (BM25F: each field normalised for its own length, then weighted and
+summed before BM25's saturation): the name counts most, then the qualified name, the
+signature, the docstring, the path, and the words of the body, so a long body does not
+drown a name that matches. Document frequencies are counted at query time from the postings a query
 touches, so nothing global has to be maintained when a file changes. See docs/search.md.
 """
 
@@ -21,16 +22,18 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from typing import Any
 
-FIELD_WEIGHTS = {
-    "name": 5.0,
-    "qualified_name": 3.0,
-    "signature": 2.0,
-    "doc": 1.5,
-    "path": 1.0,
-    "body": 1.0,
+# field: (weight, length normalisation b, reference length in terms). The reference lengths
+# are constants rather than corpus averages, so a file's postings never depend on other files
+# and an incremental scan stays exact.
+FIELDS: dict[str, tuple[float, float, float]] = {
+    "name": (6.0, 0.0, 1.0),
+    "qualified_name": (3.0, 0.0, 1.0),
+    "signature": (2.0, 0.3, 10.0),
+    "doc": (1.5, 0.75, 30.0),
+    "path": (1.0, 0.0, 1.0),
+    "body": (1.0, 0.75, 150.0),
 }
 K1 = 1.2
-B = 0.75
 MAX_BODY_BYTES = 200_000  # the body of a symbol is read up to this much (a whole module too)
 
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|[0-9]{2,}")
@@ -127,53 +130,53 @@ def document_rows(
     docs: list[tuple[str, str, float]] = []
     postings: list[tuple[str, str, str, float]] = []
     path_terms = tokenize(_path_text(path))
-    w_name, w_q, w_sig, w_doc, w_path, w_body = (
-        FIELD_WEIGHTS[k] for k in ("name", "qualified_name", "signature", "doc", "path", "body")
-    )
     for row in symbols:
         sym_id, name, qname = row[0], row[2] or "", row[3] or ""
         start_b, end_b, signature, doc = row[9], row[10], row[11] or "", row[12] or ""
-        weighted: defaultdict[str, float] = defaultdict(float)
-        length: float = 0.0
-        for terms, weight in (
-            (tokenize(name), w_name),
-            (tokenize(qname), w_q),
-            (tokenize(signature), w_sig),
-            (tokenize(doc), w_doc),
-            (path_terms, w_path),
-        ):
-            for t in terms:
-                weighted[t] += weight
-            length += weight * len(terms)
+        body = ""
         if start_b is not None and end_b is not None:
             end = min(int(end_b), int(start_b) + MAX_BODY_BYTES)
-            chunk = source[int(start_b) : end]
-            body_terms = tokenize(chunk.decode("utf-8", errors="replace"))
-            for t in body_terms:
-                weighted[t] += w_body
-            length += w_body * len(body_terms)
+            body = source[int(start_b) : end].decode("utf-8", errors="replace")
+        fields = {
+            "name": tokenize(name),
+            "qualified_name": tokenize(qname),
+            "signature": tokenize(signature),
+            "doc": tokenize(doc),
+            "path": path_terms,
+            "body": tokenize(body),
+        }
+        weighted: defaultdict[str, float] = defaultdict(float)
+        length = 0
+        for field, terms in fields.items():
+            if not terms:
+                continue
+            weight, b, ref = FIELDS[field]
+            norm = weight / (1 - b + b * len(terms) / ref)
+            for t in terms:
+                weighted[t] += norm
+            length += len(terms)
         if not weighted:
             continue
-        docs.append((path, sym_id, round(length, 2)))
-        postings.extend((path, sym_id, t, round(w, 2)) for t, w in weighted.items())
+        docs.append((path, sym_id, float(length)))
+        postings.extend((path, sym_id, t, round(w, 3)) for t, w in weighted.items())
     return docs, postings
 
 
 def bm25_sql(filtered: bool) -> str:
     """The ranking query: parameters are the query terms, their weights, then (when
-    ``filtered``) a regular expression the file must match, and the number of results."""
-    where = "WHERE regexp_full_match(d.file, ?)" if filtered else ""
+    ``filtered``) a regular expression the file must match, and the number of results.
+    Per-field length normalisation is already in ``wtf``; what is left is BM25's saturation
+    and the inverse document frequency."""
+    where = "WHERE regexp_full_match(h.file, ?)" if filtered else ""
     return f"""
         WITH q AS (SELECT unnest(?::VARCHAR[]) AS term, unnest(?::DOUBLE[]) AS qw),
-        hits AS (SELECT p.sym, p.term, p.wtf FROM lex_postings p SEMI JOIN q USING (term)),
+        hits AS (SELECT p.file, p.sym, p.term, p.wtf FROM lex_postings p SEMI JOIN q USING (term)),
         df AS (SELECT term, count(*) AS df FROM hits GROUP BY term),
-        st AS (SELECT count(*)::DOUBLE AS n, avg(dl) AS avgdl FROM lex_docs)
+        st AS (SELECT count(*)::DOUBLE AS n FROM lex_docs)
         SELECT h.sym,
                sum(q.qw * ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
-                   * h.wtf * {K1 + 1} / (h.wtf + {K1} * (1 - {B} + {B} * d.dl / st.avgdl)))
-                 AS score
-        FROM hits h JOIN df USING (term) JOIN q USING (term)
-             JOIN lex_docs d ON d.sym = h.sym CROSS JOIN st
+                   * h.wtf * {K1 + 1} / (h.wtf + {K1})) AS score
+        FROM hits h JOIN df USING (term) JOIN q USING (term) CROSS JOIN st
         {where}
         GROUP BY h.sym
         ORDER BY score DESC, h.sym
