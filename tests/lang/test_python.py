@@ -108,10 +108,13 @@ def test_certain_calls_are_resolved(root):
         ("app/core/store.py::load_admin", "app/core/models.py::Admin"),
         ("app/core/store.py::load_admin", "app/core/models.py::User"),  # models.User
         ("app/main.py::main", "app/core/store.py::UserRepository"),
+        ("app/main.py::main", "app/core/store.py::UserRepository.__init__"),  # constructor
+        ("app/main.py::main", "app/core/store.py::UserRepository.add"),  # repo = ...()
         ("app/main.py::main", "app/core/store.py::load_admin"),
         ("app/main.py::helper", "app/main.py::helper.inner"),
         ("app/main.py::helper.inner", "app/main.py::main"),
         ("tests/test_store.py::test_add", "app/core/store.py::UserRepository"),
+        ("tests/test_store.py::test_add", "app/core/store.py::UserRepository.__init__"),
     }
     assert edges(root, "inherits") == {("app/core/models.py::Admin", "app/core/models.py::User")}
 

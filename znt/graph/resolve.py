@@ -17,13 +17,27 @@ Resolution rules and their confidence (docs/languages.md, "Call resolution"):
   other file of the same package (package declaration, else folder) and language (1.0).
 * ``external`` - the head is an import of something outside the project: the edge goes to
   an external node named by the full dotted path (1.0 that it leaves the project).
+* ``assigned`` - the callee was rewritten through what a name holds (``x = Cls(); x.m()``,
+  ``f = g; f()``, ``self.x = Cls()``, an annotation ``x: Cls``; 0.8: flow-insensitive).
+* ``self_method`` / ``super`` / ``inherited`` - a member found in a class's bases, in
+  method resolution order (C3), from a ``self`` call, a ``super()`` call or ``Cls.m``
+  (0.9 / 0.9 / 1.0).
+* ``constructor`` - also: a call of a class calls its ``__init__`` (found through the bases).
+* ``ambiguous`` - one of several values a name is bound to (0.5): every candidate is kept,
+  none is guessed.
 * ``unresolved`` / ``local`` - anything else: an external node with the name as written,
   confidence 0. Never bound to a project symbol that merely shares the name.
+
+Type flow (bindings, bases, ``super()``) applies to the languages whose query names
+bindings (``@binding``, see ``znt.index.extract``); the member lookup through bases is the
+one rule computed in Python (a C3 linearisation over the ``inherits`` edges), on rows read
+from these tables, so it stays a function of them like the SQL rules.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import cache
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -37,9 +51,48 @@ CONFIDENCE = {
     "import": 1.0,
     "same_package": 1.0,
     "external": 1.0,
+    "assigned": 0.8,
+    "inherited": 1.0,
+    "super": 0.9,
+    "ambiguous": 0.5,
     "unresolved": 0.0,
     "local": 0.0,
 }
+
+# Hints ``znt.index.extract`` leaves in ``refs.resolution`` for a member to look up in a
+# class and its bases (a trailing ``?``: one of several candidates).
+_MEMBER_HINTS = ("member", "self", "super", "member?", "self?", "super?")
+# A call through an import to outside the project is ``external``, except a method of an
+# instance of an outside class (``s = socket.socket(); s.bind()``): its type is inferred.
+_NOT_MEMBER = "(r.resolution IS NULL OR r.resolution IN ('assigned', 'assigned?'))"
+_HINT_RESOLUTION = {"member": "assigned", "self": "self_method", "super": "super", "": "inherited"}
+
+
+def _confidence_sql(column: str) -> str:
+    cases = " ".join(f"WHEN '{k}' THEN {v}" for k, v in CONFIDENCE.items())
+    return f"CASE {column} {cases} ELSE 1.0 END"
+
+
+@cache
+def _flow_languages() -> tuple[str, ...]:
+    """Languages whose query names bindings: type flow and member lookup apply to them."""
+    from znt.index.languages import all_languages, query_source
+
+    return tuple(
+        sorted(spec.name for spec in all_languages() if "@binding" in query_source(spec.name))
+    )
+
+
+@cache
+def _init_languages() -> tuple[str, ...]:
+    """Languages whose constructor is a method named ``__init__`` (a call of the class
+    calls it)."""
+    from znt.index.languages import all_languages
+
+    return tuple(
+        sorted(spec.name for spec in all_languages() if "__init__" in spec.constructor_names)
+    )
+
 
 _EDGE_KIND = "CASE r.kind WHEN 'inherits' THEN 'inherits' WHEN 'implements' THEN 'implements' ELSE 'call' END"
 
@@ -128,6 +181,30 @@ def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) ->
         JOIN changed_keys k ON ends_with(k.path, '/' || c.path)
         """
     )
+    flow = [name for name in _flow_languages() if name in changed_languages]
+    if flow:
+        # A call's target may be found in the bases of a class from another file (``self``
+        # calls, instances, constructors), and those bases in yet another file; a name may
+        # be re-exported by a package's ``__init__``. So the importers of a file in scope
+        # that defines a class with bases, or is an ``__init__``, are in scope too,
+        # transitively: that covers every chain of imports a hierarchy or re-export takes.
+        in_list = ", ".join(f"'{name}'" for name in flow)
+        con.execute(
+            f"""
+            CREATE OR REPLACE TEMP TABLE scope AS
+            WITH RECURSIVE chain(path) AS (
+                SELECT path FROM scope
+                UNION
+                SELECT c.file FROM chain
+                JOIN files f ON f.path = chain.path AND f.language IN ({in_list})
+                JOIN import_candidates c ON c.mode = 'module' AND c.path = f.module_name
+                WHERE ends_with(f.path, '__init__.py')
+                   OR EXISTS (SELECT 1 FROM refs r
+                              WHERE r.file = f.path AND r.kind = 'inherits')
+            )
+            SELECT DISTINCT path FROM chain
+            """
+        )
 
 
 def remember_changed(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
@@ -199,8 +276,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     con.execute(
         f"""
         INSERT INTO new_edges
-        SELECT r.src, r.target, {_EDGE_KIND},
-               CASE r.resolution WHEN 'self_method' THEN {conf["self_method"]} ELSE 1.0 END,
+        SELECT r.src, r.target, {_EDGE_KIND}, {_confidence_sql("r.resolution")},
                r.resolution, r.file, r.line, r.count
         FROM scoped_refs r WHERE r.target IS NOT NULL
         """
@@ -210,7 +286,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     con.execute(
         """
         CREATE OR REPLACE TEMP TABLE ref_imports AS
-        SELECT r.rid, r.file, i.local, i.module, i.name,
+        SELECT r.rid, r.file, i.local, i.module, i.name, r.resolution AS hint,
                CASE WHEN r.expr = i.local THEN NULL
                     ELSE substr(r.expr, length(i.local) + 2) END AS rest,
                EXISTS (SELECT 1 FROM import_targets t
@@ -220,7 +296,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
           ON i.file = r.file
          AND split_part(i.local, '.', 1) = split_part(r.expr, '.', 1)
          AND (r.expr = i.local OR starts_with(r.expr, i.local || '.'))
-        WHERE r.target IS NULL AND r.resolution IS NULL
+        WHERE r.target IS NULL AND r.resolution IS DISTINCT FROM 'local'
         QUALIFY row_number() OVER (PARTITION BY r.rid ORDER BY length(i.local) DESC, i.line) = 1
         """
     )
@@ -228,14 +304,16 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         """
         CREATE OR REPLACE TEMP TABLE ref_targets AS
         WITH wanted AS (
-            SELECT ri.rid, t.target AS tfile,
+            SELECT ri.rid, t.target AS tfile, ri.hint,
                    CASE WHEN t.member IS NULL THEN ri.rest
                         WHEN ri.rest IS NULL THEN t.member
                         ELSE t.member || '.' || ri.rest END AS qname
             FROM ref_imports ri
             JOIN import_targets t ON t.file = ri.file AND t.local = ri.local
+            WHERE ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?')
         )
-        SELECT w.rid, s.id AS target, 'import' AS resolution
+        SELECT w.rid, s.id AS target,
+               CASE WHEN w.hint = 'assigned?' THEN 'ambiguous' ELSE 'import' END AS resolution
         FROM wanted w
         JOIN symbols s ON s.file = w.tfile AND s.qualified_name = w.qname
         WHERE s.type IN ('function', 'declaration', 'member')
@@ -275,13 +353,74 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
             HAVING count(DISTINCT s.id) = 1
             """
         )
+    flow = _flow_languages()
+    if flow:
+        # ``from m import *``: a name no other rule binds, defined at the top of exactly
+        # one module imported that way.
+        in_list = ", ".join(f"'{name}'" for name in flow)
+        con.execute(
+            f"""
+            INSERT INTO ref_targets
+            SELECT r.rid, any_value(s.id), 'import'
+            FROM scoped_refs r
+            JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+            JOIN import_targets t ON t.file = r.file AND t.local = '*'
+            JOIN symbols s ON s.file = t.target AND s.qualified_name = r.expr
+            ANTI JOIN ref_imports ri ON ri.rid = r.rid
+            ANTI JOIN ref_targets rt ON rt.rid = r.rid
+            WHERE r.target IS NULL
+              AND (r.resolution IS NULL OR r.resolution IN ('assigned', 'assigned?'))
+              AND s.type IN ('function', 'declaration')
+            GROUP BY r.rid
+            HAVING count(DISTINCT s.id) = 1
+            """
+        )
+        # A name a package's ``__init__`` imports from one of its modules (a re-export):
+        # one more step through that file's imports.
+        con.execute(
+            f"""
+            INSERT INTO ref_targets
+            WITH wanted AS (
+                SELECT ri.rid, t.target AS tfile, ri.hint,
+                       CASE WHEN t.member IS NULL THEN ri.rest
+                            WHEN ri.rest IS NULL THEN t.member
+                            ELSE t.member || '.' || ri.rest END AS qname
+                FROM ref_imports ri
+                JOIN import_targets t ON t.file = ri.file AND t.local = ri.local
+                ANTI JOIN ref_targets rt ON rt.rid = ri.rid
+                WHERE (ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?'))
+                  AND ends_with(t.target, '__init__.py')
+            ),
+            hop AS (
+                SELECT w.rid, w.hint, w.tfile, c.member, c.path AS module,
+                       CASE WHEN w.qname = c.local THEN NULL
+                            ELSE substr(w.qname, length(c.local) + 2) END AS rest
+                FROM wanted w
+                JOIN import_candidates c ON c.file = w.tfile AND c.mode = 'module'
+                 AND (w.qname = c.local OR starts_with(w.qname, c.local || '.'))
+            )
+            SELECT h.rid, min(s.id),
+                   CASE WHEN any_value(h.hint) = 'assigned?' THEN 'ambiguous' ELSE 'import' END
+            FROM hop h
+            JOIN files src ON src.path = h.tfile
+            JOIN files f ON f.module_name = h.module AND f.language = src.language
+                        AND f.language IN ({in_list})
+            JOIN symbols s ON s.file = f.path AND s.type IN ('function', 'declaration', 'member')
+             AND s.qualified_name = CASE WHEN h.member IS NULL THEN h.rest
+                                         WHEN h.rest IS NULL THEN h.member
+                                         ELSE h.member || '.' || h.rest END
+            GROUP BY h.rid
+            """
+        )
     con.execute(
         f"""
         INSERT INTO new_edges
-        SELECT r.src, rt.target, {_EDGE_KIND}, {conf["import"]}, rt.resolution, r.file, r.line, r.count
+        SELECT r.src, rt.target, {_EDGE_KIND}, {_confidence_sql("rt.resolution")},
+               rt.resolution, r.file, r.line, r.count
         FROM ref_targets rt JOIN scoped_refs r ON r.rid = rt.rid
         """
     )
+    _member_targets(con)
 
     # Everything else leaves the project: through an external import, or unresolved.
     con.execute(
@@ -292,9 +431,13 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
                                THEN concat_ws('.', ri.module, ri.name, ri.rest)
                                ELSE r.expr END,
                {_EDGE_KIND},
-               CASE WHEN ri.internal = false THEN {conf["external"]} ELSE 0.0 END,
-               CASE WHEN ri.internal = false THEN 'external'
-                    ELSE coalesce(r.resolution, 'unresolved') END,
+               CASE WHEN ri.internal = false AND {_NOT_MEMBER} THEN {conf["external"]}
+                    WHEN ri.internal = false THEN {conf["assigned"]}
+                    ELSE 0.0 END,
+               CASE WHEN ri.internal = false AND {_NOT_MEMBER} THEN 'external'
+                    WHEN ri.internal = false THEN 'assigned'
+                    WHEN r.resolution = 'local' THEN 'local'
+                    ELSE 'unresolved' END,
                r.file, r.line, r.count
         FROM scoped_refs r
         LEFT JOIN ref_imports ri ON ri.rid = r.rid
@@ -302,6 +445,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         WHERE r.target IS NULL
         """
     )
+    _constructor_edges(con)
 
     # Replace the scope's edges; merge duplicates (two references to the same target).
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
@@ -319,6 +463,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         "import_targets",
         "ref_imports",
         "ref_targets",
+        "member_refs",
         "new_edges",
         "scoped_refs",
         "package_keys",
@@ -327,3 +472,202 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         "changed_paths",
     ):
         con.execute(f"DROP TABLE IF EXISTS {tmp}")
+
+
+# -- members through bases (type-flow languages) ----------------------------------------
+
+
+def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
+    """Resolve ``Prefix.member`` callees whose prefix names a project class (through the
+    file's own classes or its imports) to the first class in its method resolution order
+    that defines ``member`` as a function; ``super`` hints start after the class itself."""
+    flow = _flow_languages()
+    if not flow:
+        return
+    in_list = ", ".join(f"'{name}'" for name in flow)
+    hints = ", ".join(f"'{h}'" for h in _MEMBER_HINTS)
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE member_refs AS
+        SELECT r.rid, r.file, coalesce(r.resolution, '') AS hint,
+               regexp_extract(r.expr, '^(.*)\\.[^.]*$', 1) AS prefix,
+               regexp_extract(r.expr, '[^.]*$') AS member
+        FROM scoped_refs r
+        JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+        ANTI JOIN ref_targets rt ON rt.rid = r.rid
+        WHERE r.target IS NULL AND contains(r.expr, '.')
+          AND (r.resolution IS NULL OR r.resolution IN ({hints}))
+        """
+    )
+    # The class each prefix names: a class of the same file, else through an import.
+    rows = con.execute(
+        """
+        WITH local_cls AS (
+            SELECT m.rid, s.id AS cls FROM member_refs m
+            JOIN symbols s ON s.file = m.file AND s.qualified_name = m.prefix
+                          AND s.type = 'declaration'
+        ),
+        via AS (
+            SELECT m.rid, m.file, i.local,
+                   CASE WHEN m.prefix = i.local THEN NULL
+                        ELSE substr(m.prefix, length(i.local) + 2) END AS rest
+            FROM member_refs m
+            JOIN imports i ON i.file = m.file
+             AND (m.prefix = i.local OR starts_with(m.prefix, i.local || '.'))
+            ANTI JOIN local_cls l ON l.rid = m.rid
+            QUALIFY row_number() OVER (PARTITION BY m.rid ORDER BY length(i.local) DESC) = 1
+        ),
+        import_cls AS (
+            SELECT v.rid, min(s.id) AS cls FROM via v
+            JOIN import_targets t ON t.file = v.file AND t.local = v.local
+            JOIN symbols s ON s.file = t.target AND s.type = 'declaration'
+             AND s.qualified_name = CASE WHEN t.member IS NULL THEN v.rest
+                                         WHEN v.rest IS NULL THEN t.member
+                                         ELSE t.member || '.' || v.rest END
+            GROUP BY v.rid
+        )
+        SELECT m.rid, m.hint, m.member, c.cls
+        FROM member_refs m
+        JOIN (SELECT * FROM local_cls UNION ALL SELECT * FROM import_cls) c ON c.rid = m.rid
+        """
+    ).fetchall()
+    if not rows:
+        return
+    hierarchy = _Hierarchy(con)
+    found = []
+    for rid, hint, member, cls in rows:
+        base = hint.rstrip("?")
+        mro = hierarchy.mro(cls)
+        if base == "super":
+            mro = mro[1:]
+        target = hierarchy.find(mro, member)
+        if target is None:
+            continue
+        resolution = "ambiguous" if hint.endswith("?") else _HINT_RESOLUTION[base]
+        found.append((rid, target, resolution))
+    if not found:
+        return
+    con.execute(
+        "INSERT INTO ref_targets SELECT unnest(?), unnest(?), unnest(?)",
+        [[f[0] for f in found], [f[1] for f in found], [f[2] for f in found]],
+    )
+    con.execute(
+        f"""
+        INSERT INTO new_edges
+        SELECT r.src, rt.target, {_EDGE_KIND}, {_confidence_sql("rt.resolution")},
+               rt.resolution, r.file, r.line, r.count
+        FROM ref_targets rt JOIN scoped_refs r ON r.rid = rt.rid
+        WHERE rt.resolution IN ('assigned', 'self_method', 'super', 'inherited', 'ambiguous')
+          AND rt.rid IN (SELECT unnest(?))
+        """,
+        [[f[0] for f in found]],
+    )
+
+
+def _constructor_edges(con: duckdb.DuckDBPyConnection) -> None:
+    """A call of a class also calls its ``__init__`` (its own or a base's), for languages
+    whose constructor is a method of that name."""
+    langs = _init_languages()
+    if not langs:
+        return
+    in_list = ", ".join(f"'{name}'" for name in langs)
+    rows = con.execute(
+        f"""
+        SELECT e.src, e.dst, e.file, e.line, e.count, e.resolution
+        FROM new_edges e
+        JOIN symbols s ON s.id = e.dst AND s.type = 'declaration' AND s.language IN ({in_list})
+        WHERE e.kind = 'call'
+        """
+    ).fetchall()
+    if not rows:
+        return
+    hierarchy = _Hierarchy(con)
+    out = []
+    for src, cls, file, line, count, resolution in rows:
+        init = hierarchy.find(hierarchy.mro(cls), "__init__")
+        if init is not None:
+            res = "ambiguous" if resolution == "ambiguous" else "constructor"
+            out.append((src, init, "call", CONFIDENCE[res], res, file, line, count))
+    if out:
+        con.executemany("INSERT INTO new_edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)", out)
+
+
+class _Hierarchy:
+    """Classes, their bases in order and their methods, read from the tables: ``inherits``
+    edges of the files being rebuilt come from ``new_edges``, the others from ``edges``;
+    the order of bases from the position of their ``inherits`` references."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        rows = con.execute(
+            """
+            WITH e AS (
+                SELECT src, dst FROM new_edges WHERE kind = 'inherits'
+                UNION
+                SELECT src, dst FROM edges
+                WHERE kind = 'inherits' AND file NOT IN (SELECT path FROM scope)
+            )
+            SELECT e.src, e.dst, coalesce(d.name, regexp_extract(e.dst, '[^.:]*$')) AS name
+            FROM e LEFT JOIN symbols d ON d.id = e.dst
+            """
+        ).fetchall()
+        refs = con.execute(
+            "SELECT src, expr, line, col FROM refs WHERE kind = 'inherits' ORDER BY line, col"
+        ).fetchall()
+        order: dict[str, list[str]] = {}
+        for src, expr, _line, _col in refs:
+            order.setdefault(src, []).append(expr.rsplit(".", 1)[-1])
+        bases: dict[str, list[tuple[int, str]]] = {}
+        for src, dst, name in rows:
+            names = order.get(src, [])
+            pos = names.index(name) if name in names else len(names)
+            bases.setdefault(src, []).append((pos, dst))
+        self.bases = {k: [d for _p, d in sorted(v)] for k, v in bases.items()}
+        self._mro: dict[str, list[str]] = {}
+        self._methods: dict[str, dict[str, tuple[str, str]]] = {}
+
+    def mro(self, cls: str) -> list[str]:
+        """C3 linearisation; a hierarchy C3 rejects (or a cycle) falls back to depth-first
+        order without repeats."""
+        hit = self._mro.get(cls)
+        if hit is not None:
+            return hit
+        self._mro[cls] = [cls]  # a cycle ends here
+        seqs = [self.mro(b) for b in self.bases.get(cls, [])]
+        seqs.append(list(self.bases.get(cls, [])))
+        result = [cls]
+        seqs = [list(s) for s in seqs if s]
+        while seqs:
+            for seq in seqs:
+                head = seq[0]
+                if not any(head in s[1:] for s in seqs):
+                    break
+            else:
+                result = [cls]
+                for b in self.bases.get(cls, []):
+                    result += [c for c in self.mro(b) if c not in result]
+                break
+            result.append(head)
+            seqs = [[c for c in s if c != head] for s in seqs]
+            seqs = [s for s in seqs if s]
+        self._mro[cls] = result
+        return result
+
+    def find(self, mro: list[str], member: str) -> str | None:
+        """The first class in ``mro`` that defines ``member``: its id when it is a
+        function, ``None`` when it is a field (not a call target) or nobody defines it."""
+        missing = [c for c in mro if c not in self._methods and not c.startswith("ext::")]
+        if missing:
+            for c in missing:
+                self._methods[c] = {}
+            for parent, name, sid, typ in self.con.execute(
+                "SELECT parent_id, name, min(id), min(type) FROM symbols "
+                "WHERE parent_id IN (SELECT unnest(?)) GROUP BY parent_id, name",
+                [missing],
+            ).fetchall():
+                self._methods[parent][name] = (sid, typ)
+        for c in mro:
+            hit = self._methods.get(c, {}).get(member)
+            if hit is not None:
+                return hit[0] if hit[1] == "function" else None
+        return None

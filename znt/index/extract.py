@@ -17,6 +17,16 @@ captures; this module gives those captures meaning:
 * ``@import`` with ``@import.module``, ``@import.name``, ``@import.alias``,
   ``@import.wildcard``: one imported binding.
 * ``@local``: a name bound inside a function (parameter, assignment) that shadows outer names.
+* ``@reference.iterate``: the iterable of a loop (its ``__iter__``/``__next__`` are called
+  when a binding says which class it is an instance of).
+* ``@reference.decorator``: a decorator; it is called by the code around the definition it
+  decorates (the module, the class body), so it is attributed to that scope.
+* ``@binding`` with ``@binding.name`` and ``@binding.instance`` (the name holds an instance of
+  that class: ``x = Cls()``, ``x: Cls``, ``self.x = Cls()``) or ``@binding.alias`` (the name
+  is another name: ``f = g``); ``@binding.names`` / ``@binding.values`` bind a tuple pairwise
+  (``a, b = f, g``). A call through a bound name is rewritten to the bound value (``x.m`` ->
+  ``Cls.m``), flow-insensitively: several values bound to one name make every rewrite a
+  candidate (resolution ``ambiguous``). Bindings are used only when the query has them.
 """
 
 from __future__ import annotations
@@ -109,9 +119,28 @@ def _innermost(ordered: list[_Def], positions: list[int]) -> list[_Def | None]:
 
 def _primary_capture(caps: dict[str, Any]) -> str | None:
     for name in caps:
-        if name.startswith(("definition.", "reference.")) or name == "import":
+        if name.startswith(("definition.", "reference.")) or name in ("import", "binding"):
             return name
     return None
+
+
+# ``refs.resolution`` hints left for ``znt.graph.resolve`` when ``target`` is NULL: the
+# callee was rewritten through a binding (``assigned``), or is a member to look up in a
+# class and its bases (``member``: an instance's method; ``self``: a ``self`` call not
+# defined in the class itself; ``super``: a ``super()`` call, looked up after the class).
+# A trailing ``?`` marks one of several candidates.
+MEMBER_HINTS = ("member", "self", "super")
+
+
+@dataclass
+class _Value:
+    expr: str  # normalised expression the name is bound to
+    instance: bool  # the result of calling ``expr`` (else the name is ``expr`` itself)
+    where: Any = field(default=None, compare=False)  # the scope it was bound in (_Def|None)
+
+
+# The name under which a function's returned values are bound in its scope.
+RETURN = "()"
 
 
 def normalize_expr(text: str) -> str:
@@ -155,6 +184,18 @@ class Extractor:
         self.language = get_language(grammar)  # type: ignore[arg-type]
         self.parser = get_parser(grammar)  # type: ignore[arg-type]
         self.query = Query(self.language, query_source(spec.name))
+        # Type flow (bindings, ``self`` calls through bases, ``super()``) is on for the
+        # languages whose query names bindings.
+        self.flow = any(
+            self.query.capture_name(i) == "binding" for i in range(self.query.capture_count)
+        )
+        self._bindings: dict[tuple[str, str], list[_Value]] = {}
+        self._symbols: dict[str, _Def] = {}
+        self._by_id: dict[str, _Def] = {}
+        self._imported: set[str] = set()
+        self._lambda_at: dict[int, _Def] = {}
+        # _rewrite's answers while the bindings do not change (cleared when they do).
+        self._rw_cache: dict[tuple[str, int, int], list[tuple[str, str | None]]] = {}
         self._cursor_cls = QueryCursor
         # pattern index -> its primary capture (definition/reference/import), or None
         self._primaries: dict[int, str | None] = {}
@@ -171,6 +212,7 @@ class Extractor:
         raw_refs: list[tuple[str, Any]] = []
         locals_: list[Any] = []
         imports: list[tuple[Any, ImportRef]] = []
+        bindings: list[tuple[int, str, _Value]] = []
 
         cursor = self._cursor_cls(self.query)
         primaries = self._primaries
@@ -188,7 +230,7 @@ class Extractor:
                 raw_refs.append((primary[10:], (node, target)))
             elif primary.startswith("definition."):
                 names = caps.get("name")
-                if not names:
+                if not names and primary != "definition.lambda":
                     continue
                 key = (node.start_byte, node.end_byte)
                 if key in defs:
@@ -202,13 +244,15 @@ class Extractor:
                     outer = outer.parent
                 defs[key] = _Def(
                     kind=kind,
-                    name=_text(names[0]).strip().strip("\"'`"),
+                    name=_text(names[0]).strip().strip("\"'`") if names else "<lambda>",
                     node=node,
                     start=outer.start_byte,
                     end=node.end_byte,
                     qualifier=normalize_expr(_text(qual[0])) if qual else None,
                     scope_only=kind == "scope",
                 )
+            elif primary == "binding":
+                bindings.extend(_bindings(node, caps))
             elif primary == "import":
                 mod = caps.get("import.module")
                 if not mod:
@@ -231,9 +275,14 @@ class Extractor:
 
         ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
         self._nest(ordered)
+        self._lambda_at = _name_lambdas(ordered)
         self._name(path, ordered)
         self._assign_locals(ordered, locals_)
+        self._bindings = self._scope_bindings(ordered, bindings)
         symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}
+        self._symbols = symbols_by_qname
+        self._by_id = {d.id: d for d in ordered if not d.scope_only}
+        self._imported = {spec.local_name(imp).split(".")[0] for _n, imp in imports}
 
         # The module node of the file: a namespace that contains its top-level symbols.
         facts.symbols.append(self._module_row(path, module_name, root, source))
@@ -321,6 +370,149 @@ class Extractor:
                 owner = owner.parent if owner.type not in ("declaration", "namespace") else None
             if owner is not None:
                 owner.locals.add(_text(node))
+
+    @staticmethod
+    def _scope_bindings(
+        ordered: list[_Def], bindings: list[tuple[int, str, _Value]]
+    ) -> dict[tuple[str, str], list[_Value]]:
+        """Bindings by (scope key, name): a function's id, ``""`` for the module, and
+        ``class:<qualified name>`` for ``self.x`` attributes of a class's instances."""
+        out: dict[tuple[str, str], list[_Value]] = {}
+        bindings.sort(key=_first)
+        scopes = _innermost(ordered, [b[0] for b in bindings])
+        for (_pos, name, value), d in zip(bindings, scopes, strict=True):
+            d = _code_scope(d)
+            if "." in name:
+                cls = _enclosing_class(d)
+                if cls is None or d is None or d.type != "function":
+                    continue
+                key = f"class:{cls}"
+            elif d is None:
+                key = ""
+            elif d.type == "function":
+                key = d.id
+            else:
+                continue  # a class body: class attributes are not bare names in methods
+            value.where = d
+            values = out.setdefault((key, name), [])
+            if value not in values:
+                values.append(value)
+        return out
+
+    def _rewrite(
+        self, expr: str, scope: _Def | None, symbols: dict[str, _Def], depth: int = 0
+    ) -> list[tuple[str, str | None]]:
+        """The callee as the bindings visible from ``scope`` make it, with a hint for the
+        resolver (``MEMBER_HINTS``, ``assigned``), or ``[(expr, None)]`` unchanged."""
+        if not self.flow or depth > 4:
+            return [(expr, None)]
+        key = (expr, id(scope), depth)
+        hit = self._rw_cache.get(key)
+        if hit is None:
+            hit = self._rw_cache[key] = self._rewrite_uncached(expr, scope, symbols, depth)
+        return hit
+
+    def _rewrite_uncached(
+        self, expr: str, scope: _Def | None, symbols: dict[str, _Def], depth: int
+    ) -> list[tuple[str, str | None]]:
+        parts = expr.split(".")
+        head = parts[0]
+        if head == "super()" and len(parts) == 2:
+            cls = _enclosing_class(scope)
+            return [(f"{cls}.{parts[1]}", "super")] if cls else [(expr, None)]
+        call_at = next((i for i, p in enumerate(parts) if p.endswith("()")), -1)
+        if call_at >= 0:
+            # The result of a call: ``Cls().m``, ``make().m``, ``factory()()``.
+            inner = ".".join([*parts[:call_at], parts[call_at][:-2]])
+            if not _SIMPLE.match(inner):
+                return [(expr, None)]
+            out: list[tuple[str, str | None]] = []
+            for callee, hint in self._rewrite(inner, scope, symbols, depth + 1):
+                if hint is None or hint.rstrip("?") not in MEMBER_HINTS:
+                    value = _Value(callee, True, scope)
+                    out.extend(self._apply([value], parts[call_at + 1 :], scope, depth))
+            return _mark_ambiguous(out) or [(expr, None)]
+        if head in self.spec.self_names:
+            cls = _enclosing_class(scope)
+            if cls is None or len(parts) < 2:
+                return [(expr, None)]
+            values = self._bindings.get((f"class:{cls}", f"{head}.{parts[1]}"))
+            if values:
+                return self._apply(values, parts[2:], scope, depth) or [(expr, None)]
+            if len(parts) == 2:
+                hit = symbols.get(f"{cls}.{parts[1]}")
+                if hit is not None and hit.type in ("function", "member"):
+                    return [(expr, None)]  # defined in the class itself: self_method
+                if hit is not None and hit.type == "declaration":
+                    return [(hit.qname, "assigned")]  # a nested class: ``self.Inner()``
+                return [(f"{cls}.{parts[1]}", "self")]
+            return [(expr, None)]
+        s = _code_scope(scope)
+        while True:
+            values = self._bindings.get((s.id if s is not None else "", head))
+            if values:
+                return self._apply(values, parts[1:], scope, depth) or [(expr, None)]
+            if s is None or head in s.locals:
+                return [(expr, None)]
+            s = _code_scope(s.parent)
+
+    def _local_def(self, expr: str, where: _Def | None) -> _Def | None:
+        """The definition of this file that ``expr`` names from ``where``, if any."""
+        if expr.startswith(_LAMBDA):
+            return self._lambda_at.get(int(expr[len(_LAMBDA) : -1]))
+        target, _res = self._resolve_local(expr, where, self._symbols, self._imported)
+        return self._by_id.get(target) if target else None
+
+    def _local_defs(self, expr: str, where: _Def | None, depth: int) -> list[_Def]:
+        """The definitions of this file ``expr`` may name from ``where``, through bindings
+        (``a.func1`` with ``a = MyClass()`` is ``MyClass.func1``)."""
+        d = self._local_def(expr, where)
+        if d is not None:
+            return [d]
+        out = []
+        for callee, hint in self._rewrite(expr, where, self._symbols, depth + 1):
+            if (callee, hint) == (expr, None):
+                continue
+            target, _res = self._resolve_hinted(callee, hint, where, self._symbols, self._imported)
+            hit = self._by_id.get(target) if target else None
+            if hit is not None and hit not in out:
+                out.append(hit)
+        return out
+
+    def _apply(
+        self, values: list[_Value], rest: list[str], scope: _Def | None, depth: int
+    ) -> list[tuple[str, str | None]]:
+        """Calls through ``name.rest`` where ``name`` holds each of ``values``."""
+        out: list[tuple[str, str | None]] = []
+        for v in values:
+            if v.instance:
+                defs = self._local_defs(v.expr, v.where, depth) if depth < 4 else []
+                for d in defs:
+                    if d.type == "function":
+                        # What a function of this file returns.
+                        returned = self._bindings.get((d.id, RETURN))
+                        if returned:
+                            out.extend(self._apply(returned, rest, scope, depth + 1))
+                    elif rest:
+                        out.append((".".join([d.qname, *rest]), "member"))
+                if not defs and rest:  # calling an instance itself (``__call__``): left out
+                    out.append((".".join([v.expr, *rest]), "member"))
+                continue
+            alias = self._local_def(v.expr, v.where)
+            expr = alias.qname if alias is not None else v.expr
+            new = ".".join([expr, *rest])
+            if alias is not None:
+                out.append((new, "assigned"))
+                continue
+            # An alias of an alias (``f = g; h = f``), a few steps deep.
+            nxt = self._rewrite(new, v.where, self._symbols, depth + 1)
+            if nxt != [(new, None)]:
+                out.extend((e, h or "assigned") for e, h in nxt)
+            else:
+                # Named from where it was bound (``self`` there is that method's class).
+                hit = self._local_def(new, v.where)
+                out.append((hit.qname if hit is not None else new, "assigned"))
+        return _mark_ambiguous(out)
 
     # -- rows --------------------------------------------------------------------------
 
@@ -450,11 +642,33 @@ class Extractor:
             ((node.start_byte, kind, node, target) for kind, (node, target) in raw_refs), key=_first
         )
         scopes = _innermost(ordered, [it[0] for it in items])
+        # Type flow: arguments bind the parameters of the functions of this file they are
+        # passed to, which can change how calls inside those functions read: a few rounds.
+        for _round in range(4 if self.flow else 1):
+            rows, added = self._ref_rows(path, items, scopes, symbols, imported)
+            if not added:
+                break
+        return [tuple(r) for r in rows.values()]
+
+    def _ref_rows(
+        self,
+        path: str,
+        items: list[tuple[int, str, Any, Any]],
+        scopes: list[_Def | None],
+        symbols: dict[str, _Def],
+        imported: set[str],
+    ) -> tuple[dict[tuple[str, str, str], list[Any]], bool]:
+        added = False
+        self._rw_cache = {}
         rows: dict[tuple[str, str, str], list[Any]] = {}
         for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
             expr = normalize_expr(_text(target))
             if not expr:
                 continue
+            if self.flow and target.type == "call" and kind != "iterate":
+                expr += "()"  # calling what a call returns: ``factory()()``
+            elif kind == "iterate" and target.type == "call":
+                expr += "()"  # iterating over what a call returns
             while scope is not None and scope.scope_only:
                 scope = scope.parent
             src = scope
@@ -462,28 +676,149 @@ class Extractor:
                 # A base-class reference sits inside the class it belongs to; it is looked
                 # up from the scope around that class.
                 scope = scope.parent
+            if kind == "decorator" or (
+                self.flow
+                and kind == "call"
+                and node.parent is not None
+                and node.parent.type == "decorator"
+            ):
+                # Applying a decorator is a call made by the code around the definition.
+                kind = "call"
+                decorated = scope
+                if scope is not None:
+                    scope = src = scope.parent
+                    while scope is not None and scope.scope_only:
+                        scope = src = scope.parent
+            else:
+                decorated = None
             src_id = src.id if src is not None else path
-            key = (src_id, kind, expr)
-            row = rows.get(key)
-            if row is not None:
-                row[6] += 1
+            variants: list[tuple[str, str | None]]
+            if kind == "iterate":
+                # ``for x in v``: calls ``__iter__`` and ``__next__`` of what ``v`` holds, when
+                # that is known to be an instance of a class; nothing otherwise.
+                kind = "call"
+                variants = [
+                    (e, h)
+                    for method in ("__iter__", "__next__")
+                    for e, h in self._rewrite(f"{expr}.{method}", scope, symbols)
+                    if h is not None and h.rstrip("?") == "member"
+                ]
+            elif kind == "call":
+                variants = self._rewrite(expr, scope, symbols)
+            else:
+                variants = [(expr, None)]
+            for callee, hint in variants:
+                key = (src_id, kind, callee)
+                row = rows.get(key)
+                if row is not None:
+                    row[6] += 1
+                    if self.flow and kind == "call" and row[7]:
+                        added |= self._bind_args(node, row[7], hint, scope, decorated)
+                    continue
+                target_id, resolution = self._resolve_hinted(callee, hint, scope, symbols, imported)
+                if resolution == "constructor" and kind != "call":
+                    resolution = "same_scope"
+                point = node.start_point
+                rows[key] = [
+                    path,
+                    src_id,
+                    kind,
+                    callee,
+                    point[0] + 1,
+                    point[1] + 1,
+                    1,
+                    target_id,
+                    resolution,
+                ]
+                if self.flow and kind == "call" and target_id:
+                    added |= self._bind_args(node, target_id, hint, scope, decorated)
+        return rows, added
+
+    def _bind_args(
+        self,
+        call: Any,
+        target_id: str,
+        hint: str | None,
+        scope: _Def | None,
+        decorated: _Def | None,
+    ) -> bool:
+        """Bind the parameters of ``target_id`` (a function or class of this file) to the
+        arguments of ``call``; True when that adds a binding."""
+        d = self._by_id.get(target_id)
+        if d is None:
+            return False
+        if d.type == "declaration":
+            init = self._symbols.get(f"{d.qname}.__init__")
+            if init is None:
+                return False
+            d, bound = init, True
+        else:
+            bound = d.owner is not None and d.owner.type == "declaration"
+            bound = bound and (hint is not None or "staticmethod" not in self._decorators(d.node))
+        params = _parameters(d.node)
+        if bound and params:
+            params = params[1:]  # self
+        pairs: list[tuple[str, _Value]] = []
+        if decorated is not None:
+            if params:
+                pairs.append((params[0], _Value(decorated.qname, False, decorated.parent)))
+        else:
+            args = call.child_by_field_name("arguments")
+            if args is None:
+                return False
+            i = 0
+            for arg in args.named_children:
+                if arg.type == "keyword_argument":
+                    name, value = arg.child_by_field_name("name"), arg.child_by_field_name("value")
+                    v = _arg_value(value, scope) if name is not None else None
+                    if v is not None:
+                        pairs.append((_text(name), v))
+                    continue
+                if arg.type in ("list_splat", "dictionary_splat"):
+                    break
+                v = _arg_value(arg, scope)
+                if v is not None and i < len(params):
+                    pairs.append((params[i], v))
+                i += 1
+        added = False
+        for name, value in pairs:
+            if name not in params:
                 continue
-            target_id, resolution = self._resolve_local(expr, scope, symbols, imported)
-            if resolution == "constructor" and kind != "call":
-                resolution = "same_scope"
-            point = node.start_point
-            rows[key] = [
-                path,
-                src_id,
-                kind,
-                expr,
-                point[0] + 1,
-                point[1] + 1,
-                1,
-                target_id,
-                resolution,
-            ]
-        return [tuple(r) for r in rows.values()]
+            values = self._bindings.setdefault((d.id, name), [])
+            if value not in values:
+                values.append(value)
+                added = True
+                self._rw_cache = {}
+        return added
+
+    def _resolve_hinted(
+        self,
+        expr: str,
+        hint: str | None,
+        scope: _Def | None,
+        symbols: dict[str, _Def],
+        imported: set[str],
+    ) -> tuple[str | None, str | None]:
+        """``_resolve_local`` for a callee rewritten through a binding."""
+        if hint is None:
+            return self._resolve_local(expr, scope, symbols, imported)
+        ambiguous = hint.endswith("?")
+        base = hint.rstrip("?")
+        if base in MEMBER_HINTS:
+            # A method defined in that very class of this file is certain; anything else
+            # (a base class, an imported class) is looked up by the resolver.
+            hit = symbols.get(expr)
+            if base == "member" and hit is not None and hit.type == "function":
+                owner = hit.owner
+                if owner is not None and owner.type == "declaration":
+                    return hit.id, "ambiguous" if ambiguous else "assigned"
+            return None, hint
+        target, resolution = self._resolve_local(expr, scope, symbols, imported)
+        if target is not None:
+            return target, "ambiguous" if ambiguous else "assigned"
+        if resolution == "local":
+            return None, "local"
+        return None, hint
 
     def _resolve_local(
         self,
@@ -533,6 +868,151 @@ class Extractor:
         if hit is not None and hit.type in ("function", "declaration"):
             return hit.id, _resolution_for(hit)
         return None, None
+
+
+def _mark_ambiguous(out: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
+    """Several candidate callees: each keeps its hint, marked as one of several (``?``)."""
+    out = list(dict.fromkeys(out))
+    if len(out) > 1:
+        return [(e, (h or "assigned").rstrip("?") + "?") for e, h in out]
+    return out
+
+
+def _parameters(node: Any) -> list[str]:
+    """The names of a function's parameters, in order (the positional ones first)."""
+    params = node.child_by_field_name("parameters")
+    out: list[str] = []
+    if params is None:
+        return out
+    for p in params.named_children:
+        if p.type == "identifier":
+            out.append(_text(p))
+        elif p.type in ("default_parameter", "typed_default_parameter"):
+            name = p.child_by_field_name("name")
+            if name is not None:
+                out.append(_text(name))
+        elif p.type == "typed_parameter" and p.named_children:
+            first = p.named_children[0]
+            if first.type == "identifier":
+                out.append(_text(first))
+    return out
+
+
+def _name_lambdas(ordered: list[_Def]) -> dict[int, _Def]:
+    """Anonymous functions are named ``<lambda1>``, ``<lambda2>`` … in the order they open
+    in the function (or module) whose code holds them; by start byte."""
+    counts: dict[int, int] = {}
+    out: dict[int, _Def] = {}
+    for d in ordered:
+        if d.name != "<lambda>" or d.kind != "lambda":
+            continue
+        while d.parent is not None and d.parent.type == "member":
+            d.parent = d.parent.parent  # ``x = lambda: …``: the lambda is not inside ``x``
+        n = counts.get(id(d.parent), 0) + 1
+        counts[id(d.parent)] = n
+        d.name = f"<lambda{n}>"
+        out[d.node.start_byte] = d
+    return out
+
+
+# A value that is an anonymous function, by its start byte (``<lambda@123>``).
+_LAMBDA = "<lambda@"
+
+
+def _arg_value(node: Any, scope: _Def | None) -> _Value | None:
+    """What an argument passes: a name (``f``, ``mod.f``), a lambda, the result of a call."""
+    if node is None:
+        return None
+    if node.type == "lambda":
+        return _Value(f"{_LAMBDA}{node.start_byte}>", False, scope)
+    if node.type in ("identifier", "attribute"):
+        expr = normalize_expr(_text(node))
+        return _Value(expr, False, scope) if _SIMPLE.match(expr) else None
+    if node.type == "call":
+        callee = node.child_by_field_name("function")
+        if callee is not None and callee.type in ("identifier", "attribute"):
+            expr = normalize_expr(_text(callee))
+            return _Value(expr, True, scope) if _SIMPLE.match(expr) else None
+    return None
+
+
+def _code_scope(d: _Def | None) -> _Def | None:
+    """The function (or ``None``: the module) whose code runs where ``d`` is: a variable's
+    initializer runs in the code around it; a class body is skipped by the caller."""
+    while d is not None and d.type not in ("function", "declaration", "namespace"):
+        d = d.parent
+    return d
+
+
+def _bindings(node: Any, caps: dict[str, Any]) -> list[tuple[int, str, _Value]]:
+    """The (position, name, value) bindings of one ``@binding`` match."""
+    pos = int(node.start_byte)
+    out: list[tuple[int, str, _Value]] = []
+    names = caps.get("binding.name")
+    if names or "binding.names" not in caps:
+        name = normalize_expr(_text(names[0])) if names else RETURN
+        for cap, instance in (("binding.instance", True), ("binding.alias", False)):
+            value = caps.get(cap)
+            if value:
+                expr = normalize_expr(_text(value[0]))
+                if _SIMPLE.match(expr):
+                    out.append((pos, name, _Value(expr, instance)))
+        lam = caps.get("binding.lambda")
+        if lam:
+            out.append((pos, name, _Value(f"{_LAMBDA}{lam[0].start_byte}>", False)))
+        return out
+    lhs, rhs = caps.get("binding.names"), caps.get("binding.values")
+    if lhs and rhs:
+        _pairwise(pos, lhs[0], rhs[0], out)
+    return out
+
+
+_TUPLES = frozenset({"pattern_list", "tuple_pattern", "expression_list", "tuple", "list"})
+_DICTS = frozenset({"dictionary"})
+
+
+def _pairwise(pos: int, name: Any, value: Any, out: list[tuple[int, str, _Value]]) -> None:
+    """Bind a name, a tuple of names (``a, (b, c) = f, (g, h)``) or the items of a literal
+    list or dict (``d = {"a": f}`` binds ``d["a"]``), recursively."""
+    if value.type == "parenthesized_expression" and value.named_child_count == 1:
+        value = value.named_children[0]
+    if name.type in _TUPLES and value.type in _TUPLES:
+        for n, v in zip(name.named_children, value.named_children, strict=False):
+            _pairwise(pos, n, v, out)
+        return
+    if name.type not in ("identifier", "subscript"):
+        return
+    label = _subscript_name(name) if name.type == "subscript" else _text(name)
+    if label is None:
+        return
+    if value.type in ("list", "tuple"):
+        for i, item in enumerate(value.named_children):
+            _pairwise_item(pos, f"{label}[{i}]", item, out)
+    elif value.type in _DICTS:
+        for pair in value.named_children:
+            key = pair.child_by_field_name("key") if pair.type == "pair" else None
+            if key is not None and key.type in ("string", "integer"):
+                _pairwise_item(pos, f"{label}[{_WS.sub('', _text(key))}]", pair, out)
+    else:
+        _pairwise_item(pos, label, value, out)
+
+
+def _pairwise_item(pos: int, name: str, node: Any, out: list[tuple[int, str, _Value]]) -> None:
+    if node.type == "pair":
+        node = node.child_by_field_name("value")
+    item = _arg_value(node, None)
+    if item is not None:
+        out.append((pos, name, item))
+
+
+def _subscript_name(node: Any) -> str | None:
+    """``d["a"]`` for a subscript by a literal key on a name, else None."""
+    value, index = node.child_by_field_name("value"), node.child_by_field_name("subscript")
+    if value is None or index is None or value.type != "identifier":
+        return None
+    if index.type not in ("string", "integer"):
+        return None
+    return f"{_text(value)}[{_WS.sub('', _text(index))}]"
 
 
 def _enclosing_class(scope: _Def | None) -> str | None:

@@ -2,6 +2,8 @@
 
 (class_definition name: (identifier) @name) @definition.class
 (function_definition name: (identifier) @name) @definition.function
+; Anonymous functions are named <lambda1>, <lambda2> … within the code that holds them.
+(lambda) @definition.lambda
 
 ; Module-level and class-level names bound by assignment are members.
 (module (assignment left: (identifier) @name) @definition.variable)
@@ -14,9 +16,31 @@
 ; Calls. The callee expression is kept as written.
 (call function: (_) @callee) @reference.call
 
-; Decorators are calls of the decorator expression.
-(decorator (identifier) @reference.call)
-(decorator (attribute) @reference.call)
+; A loop calls the iteration methods of what it iterates over.
+(for_statement right: [(identifier) (attribute) (call)] @reference.iterate)
+
+; Raising a class instantiates it.
+(raise_statement [(identifier) (attribute)] @reference.call)
+
+; Decorators are calls of the decorator expression, made by the code around the definition.
+(decorator (identifier) @reference.decorator)
+(decorator (attribute) @reference.decorator)
+
+; Bindings: what a name holds, for calls through it (x = Cls(); x.m() -> Cls.m).
+(assignment left: (identifier) @binding.name right: (call function: [(identifier) (attribute)] @binding.instance)) @binding
+(assignment left: (identifier) @binding.name right: [(identifier) (attribute)] @binding.alias) @binding
+(assignment left: (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.instance)) @binding
+(assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.name right: (call function: [(identifier) (attribute)] @binding.instance)) @binding
+(assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.name right: [(identifier) (attribute)] @binding.alias) @binding
+(assignment left: [(pattern_list) (tuple_pattern)] @binding.names right: (_) @binding.values) @binding
+(assignment left: (identifier) @binding.names right: [(list) (dictionary) (tuple)] @binding.values) @binding
+(assignment left: (subscript) @binding.names right: (_) @binding.values) @binding
+(assignment left: (identifier) @binding.name right: (lambda) @binding.lambda) @binding
+(return_statement (lambda) @binding.lambda) @binding
+(return_statement (call function: [(identifier) (attribute)] @binding.instance)) @binding
+(return_statement [(identifier) (attribute)] @binding.alias) @binding
+(typed_parameter (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.instance)) @binding
+(typed_default_parameter name: (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.instance)) @binding
 
 ; Names bound locally inside functions shadow outer and imported names.
 (parameters (identifier) @local)

@@ -1,0 +1,433 @@
+"""Measure znt's Python call graph against published ground truth (edge precision/recall).
+
+Three suites, each read from a folder given on the command line (never copied into the
+repository; see /work/shared/eval/README.md §3):
+
+* ``pycg-micro``: PyCG's micro-benchmark, ``micro-benchmark/snippets/<category>/<case>/``
+  with the case's modules and ``callgraph.json`` (an adjacency list keyed by dotted names;
+  module-level code is named after the module, ``<builtin>.len`` for builtins).
+* ``pycg-macro``: PyCG's macro-benchmark (pycg-evaluation ``data/macro-benchmark``): the five
+  projects under ``projects/`` at their pinned commits and ``ground-truth-cgs/<name>.json``.
+  Each project is analysed from the package root and with the files PyCG's own evaluation
+  script passed it (``scripts/generate_pycg_cgs.sh``).
+* ``jcg``: the Python cases of JCG (``jcg_testcases/src/main/resources/python/*.md``): code
+  listings plus ``directLinks`` that a sound call graph must contain. They are not a
+  complete graph, so only their recall is scored (extra edges are counted, not judged).
+
+Every case is copied to a temporary folder and scanned in-process with ``znt.api.scan``. znt's
+``call`` edges are mapped to dotted names: a symbol is ``<module name>.<qualified name>``
+(``pkg/mod.py::Cls.method`` -> ``pkg.mod.Cls.method``, ``pkg/__init__.py`` -> ``pkg``), a
+module node (module-level code) is the module name. Edges to a class are left out (a
+constructor call is scored through its ``__init__`` edge, as PyCG names it), as are edges
+to variables. An external node reached through an import (resolution ``external``) keeps its
+dotted name, which is how PyCG names calls into other packages; any other ``ext::`` node
+(builtins, unresolved names) is dropped. On the ground-truth side ``<builtin>`` and the other
+``<**Py…**>`` pseudo-nodes are dropped. ``--internal`` scores only edges whose two ends are
+defined in the case's own files.
+
+    python benchmarks/callgraph.py pycg-micro /work/bench/callgraph/micro-benchmark/snippets
+    python benchmarks/callgraph.py pycg-macro /work/bench/callgraph/macro --show-errors
+    python benchmarks/callgraph.py jcg /work/bench/callgraph/jcg/.../python --out x.md
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import inspect
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+Edge = tuple[str, str]
+
+# Anchors from the eval README (PyCG's own figures on the same suites).
+ANCHORS = {
+    "pycg-micro": "PyCG: precision 0.976, recall 0.932; 113/119 cases with no false edge, "
+    "109/119 with no missing edge",
+    "pycg-macro": "average of 5 projects, precision / recall: PyCG 0.992 / 0.699, "
+    "Pyan 0.744 / 0.206, Depends 0.987 / 0.144; a name-based resolver (code2flow) ≈ 0.87 / 0.15",
+    "jcg": "JCG scores soundness: the share of directLinks found",
+}
+
+# pycg-macro: project -> (package root inside the project, file filter), as in PyCG's
+# evaluation script ``generate_pycg_cgs.sh``.
+MACRO = {
+    "autojump": ("bin", "*.py", ()),
+    "fabric": ("", "**/*.py", ("tests", "setup.py")),
+    "asciinema": ("", "asciinema/**/*.py", ()),
+    "face_classification": ("src", "**/*.py", ()),
+    "Sublist3r": ("", "**/*.py", ()),
+}
+
+
+@dataclass
+class Case:
+    category: str
+    name: str
+    files: dict[str, bytes]  # relative path -> content
+    expected: set[Edge]
+    complete: bool = True  # False: the expected edges are a subset to find (JCG)
+    # JCG names symbols by short name and line; filled in by the jcg loader.
+    jcg_prefix: str = ""
+
+
+@dataclass
+class Result:
+    case: Case
+    found: set[Edge]
+    true_pos: set[Edge] = field(default_factory=set)
+    false_pos: set[Edge] = field(default_factory=set)
+    missing: set[Edge] = field(default_factory=set)
+
+
+# -- loading suites --------------------------------------------------------------------
+
+
+def _pseudo(name: str) -> bool:
+    return name.startswith("<") and not name.startswith("<lambda")
+
+
+def _graph_edges(graph: dict[str, list[str]]) -> set[Edge]:
+    return {
+        (src, dst)
+        for src, dsts in graph.items()
+        for dst in dsts
+        if not _pseudo(src) and not _pseudo(dst)
+    }
+
+
+def _read_files(root: Path, paths: Iterable[Path]) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(paths)}
+
+
+def load_pycg_micro(path: Path) -> list[Case]:
+    cases = []
+    for cg in sorted(path.glob("*/*/callgraph.json")):
+        case_dir = cg.parent
+        files = _read_files(case_dir, (p for p in case_dir.rglob("*.py") if p.is_file()))
+        expected = _graph_edges(json.loads(cg.read_text(encoding="utf-8")))
+        cases.append(Case(case_dir.parent.name, case_dir.name, files, expected))
+    return cases
+
+
+def load_pycg_macro(path: Path) -> list[Case]:
+    cases = []
+    for project, (sub, pattern, excluded) in MACRO.items():
+        truth = path / "ground-truth-cgs" / f"{project}.json"
+        root = path / "projects" / project / sub if sub else path / "projects" / project
+        if not truth.is_file() or not root.is_dir():
+            print(f"skipping {project}: {truth} or {root} missing", file=sys.stderr)
+            continue
+        chosen = [
+            p
+            for p in root.glob(pattern)
+            if p.is_file() and not any(x in p.relative_to(root).parts for x in excluded)
+        ]
+        files = _read_files(root, chosen)
+        expected = _graph_edges(json.loads(truth.read_text(encoding="utf-8")))
+        cases.append(Case(project, project, files, expected))
+    return cases
+
+
+_JCG_CASE = re.compile(r"^## (\S+)\s*$(.*?)^\[//\]: # \(END\)", re.M | re.S)
+_JCG_JSON = re.compile(r"```json\n(.*?)```", re.S)
+_JCG_CODE = re.compile(r"```python\n# (\S+)\n(.*?)```", re.S)
+
+
+def load_jcg(path: Path) -> list[Case]:
+    cases = []
+    for md in sorted(path.glob("*.md")):
+        text = md.read_text(encoding="utf-8")
+        for m in _JCG_CASE.finditer(text):
+            name, body = m.group(1), m.group(2)
+            spec = _JCG_JSON.search(body)
+            if spec is None:
+                continue
+            links = json.loads(spec.group(1)).get("directLinks", [])
+            files: dict[str, bytes] = {}
+            for code in _JCG_CODE.finditer(body):
+                # The listing's first line names its file; line numbers count after it.
+                rel = code.group(1).split("/", 1)[-1]
+                files[rel] = code.group(2).encode()
+            expected = {
+                (a, b)
+                for a, b in links
+                if not b.startswith("Native.") and not a.startswith("Native.")
+            }
+            if files:
+                cases.append(Case(md.stem, name, files, expected, complete=False, jcg_prefix=name))
+    return cases
+
+
+LOADERS = {"pycg-micro": load_pycg_micro, "pycg-macro": load_pycg_macro, "jcg": load_jcg}
+
+
+# -- running znt -----------------------------------------------------------------------
+
+
+@dataclass
+class Graph:
+    """znt's call edges of one scanned case, with what is needed to name their ends."""
+
+    edges: list[tuple[str, str, str]]  # src, dst, resolution
+    # id -> file, qualified name, type, name, line, parent id
+    symbols: dict[str, tuple[str, str, str, str, int, str | None]]
+    modules: dict[str, str]  # file -> module name
+
+
+def scan_case(case: Case, tmp: Path) -> Graph:
+    from znt import api
+    from znt.index.store import connect
+
+    project = tmp / "project"
+    if project.exists():
+        shutil.rmtree(project)
+    for rel, data in case.files.items():
+        target = project / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    # The call graph is what is measured: no embeddings (when this znt computes them).
+    if "no_embed" in inspect.signature(api.scan).parameters:
+        api.scan(str(project), no_embed=True)
+    else:
+        api.scan(str(project))
+    con = connect(project / ".znt" / "index.duckdb", read_only=True)
+    try:
+        edges = con.execute("SELECT src, dst, resolution FROM edges WHERE kind = 'call'").fetchall()
+        symbols = {
+            row[0]: (row[1], row[2], row[3], row[4], row[5], row[6])
+            for row in con.execute(
+                "SELECT id, file, qualified_name, type, name, start_line, parent_id FROM symbols"
+            ).fetchall()
+        }
+        modules = dict(con.execute("SELECT path, module_name FROM files").fetchall())
+    finally:
+        con.close()
+    return Graph(edges, symbols, modules)
+
+
+def dotted(graph: Graph, node: str, resolution: str | None, *, as_target: bool) -> str | None:
+    """PyCG's name for a znt node, or None when the node is left out of the comparison."""
+    if node.startswith("ext::"):
+        return node[5:] if as_target and resolution == "external" else None
+    sym = graph.symbols.get(node)
+    if sym is None:
+        return None
+    file, qname, typ, _name, _line, parent = sym
+    if typ == "member" and not as_target and parent is not None:
+        # A variable's initializer runs in the code around it (PyCG's caller).
+        return dotted(graph, parent, None, as_target=False)
+    if node == file:
+        return graph.modules.get(file, qname)
+    if as_target and typ != "function":
+        return None
+    return f"{graph.modules[file]}.{qname}"
+
+
+def pycg_edges(graph: Graph) -> set[Edge]:
+    out = set()
+    for src, dst, resolution in graph.edges:
+        a = dotted(graph, src, None, as_target=False)
+        b = dotted(graph, dst, resolution, as_target=True)
+        if a is not None and b is not None:
+            out.add((a, b))
+    return out
+
+
+def jcg_edges(graph: Graph, case: Case) -> set[Edge]:
+    """znt's edges named the JCG way: ``<global>`` for module code, else ``<case>.<name>``
+    (the function's short name, or ``Class.name`` for a dunder method), with ``:<line>``
+    when the expected links use a line to tell same-named functions apart; a lambda is
+    ``<case>.<anonymous:<line>>``."""
+    wanted = {n for e in case.expected for n in e}
+
+    def names(node: str) -> set[str]:
+        sym = graph.symbols.get(node)
+        if sym is None:
+            return set()
+        file, qname, typ, name, line, parent = sym
+        if typ == "member" and parent is not None:
+            return names(parent)
+        if node == file:
+            return {"<global>"}
+        if typ != "function":
+            return set()
+        if name.startswith("<lambda"):
+            return {f"{case.jcg_prefix}.<anonymous:{line}>"}
+        short = f"{case.jcg_prefix}.{name}"
+        return {short, f"{short}:{line}", f"{case.jcg_prefix}.{qname}"} & wanted or {short}
+
+    out = set()
+    for src, dst, _res in graph.edges:
+        for a in names(src):
+            for b in names(dst):
+                out.add((a, b))
+    return out
+
+
+def internal_only(edges: set[Edge], graph_names: set[str]) -> set[Edge]:
+    return {(a, b) for a, b in edges if a in graph_names and b in graph_names}
+
+
+def evaluate(suite: str, cases: list[Case], *, internal: bool, tmp: Path) -> list[Result]:
+    results = []
+    for case in cases:
+        graph = scan_case(case, tmp)
+        if suite == "jcg":
+            found = jcg_edges(graph, case)
+            expected = case.expected
+        else:
+            found = pycg_edges(graph)
+            expected = case.expected
+            if internal:
+                defined = {
+                    n
+                    for node in graph.symbols
+                    if (n := dotted(graph, node, None, as_target=False)) is not None
+                }
+                found = internal_only(found, defined)
+                expected = internal_only(expected, defined)
+        res = Result(case, found)
+        res.true_pos = found & expected
+        res.missing = expected - found
+        res.false_pos = found - expected if case.complete else set()
+        results.append(res)
+    return results
+
+
+# -- reporting -------------------------------------------------------------------------
+
+
+def _ratio(num: int, den: int) -> str:
+    return f"{num / den:.3f}" if den else "n/a"
+
+
+def table(results: list[Result], suite: str) -> str:
+    by_cat: dict[str, list[Result]] = {}
+    for r in results:
+        by_cat.setdefault(r.case.category, []).append(r)
+    complete = all(r.case.complete for r in results)
+    head = "| category | cases | expected | found | true | precision | recall |"
+    head += " no false edge | no missing edge |" if complete else ""
+    lines = [head, "|" + "---|" * (head.count("|") - 1)]
+
+    def row(label: str, rs: list[Result]) -> str:
+        tp = sum(len(r.true_pos) for r in rs)
+        fp = sum(len(r.false_pos) for r in rs)
+        exp = sum(len(r.true_pos) + len(r.missing) for r in rs)
+        found = sum(len(r.found) for r in rs)
+        cells = [label, str(len(rs)), str(exp), str(found), str(tp)]
+        cells.append(_ratio(tp, tp + fp) if complete else "—")
+        cells.append(_ratio(tp, exp))
+        if complete:
+            cells.append(f"{sum(1 for r in rs if not r.false_pos)}/{len(rs)}")
+            cells.append(f"{sum(1 for r in rs if not r.missing)}/{len(rs)}")
+        return "| " + " | ".join(cells) + " |"
+
+    for cat in sorted(by_cat):
+        lines.append(row(cat, by_cat[cat]))
+    lines.append(row("**all (edges)**", results))
+    if suite == "pycg-macro":
+        precisions = [
+            len(r.true_pos) / (len(r.true_pos) + len(r.false_pos))
+            for r in results
+            if r.true_pos or r.false_pos
+        ]
+        recalls = [
+            len(r.true_pos) / (len(r.true_pos) + len(r.missing))
+            for r in results
+            if r.true_pos or r.missing
+        ]
+        if precisions and recalls:
+            lines.append(
+                f"| **average of projects** | {len(results)} | | | | "
+                f"{sum(precisions) / len(precisions):.3f} | "
+                f"{sum(recalls) / len(recalls):.3f} | | |"
+            )
+    return "\n".join(lines)
+
+
+def errors(results: list[Result]) -> str:
+    out = []
+    for r in results:
+        if not r.false_pos and not r.missing:
+            continue
+        out.append(f"### {r.case.category}/{r.case.name}")
+        out.extend(f"- false: `{a}` -> `{b}`" for a, b in sorted(r.false_pos))
+        out.extend(f"- missing: `{a}` -> `{b}`" for a, b in sorted(r.missing))
+    return "\n".join(out)
+
+
+def _commit() -> str:
+    repo = Path(__file__).resolve().parent.parent
+    try:
+        head = subprocess.run(
+            ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "-C", str(repo), "status", "--porcelain", "--untracked-files=no"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return "unknown"
+    return head + (" with uncommitted changes" if dirty else "")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("suite", choices=sorted(LOADERS))
+    parser.add_argument("path", type=Path, help="the suite's folder (see the module docstring)")
+    parser.add_argument("--out", type=Path, help="also write the markdown report here")
+    parser.add_argument("--case-filter", help="only cases whose category/name contains this")
+    parser.add_argument("--show-errors", action="store_true", help="list false/missing edges")
+    parser.add_argument(
+        "--internal", action="store_true", help="score only edges between the case's own symbols"
+    )
+    args = parser.parse_args(argv)
+
+    cases = LOADERS[args.suite](args.path)
+    if args.case_filter:
+        cases = [c for c in cases if args.case_filter in f"{c.category}/{c.name}"]
+    if not cases:
+        print(f"no cases found under {args.path}", file=sys.stderr)
+        return 1
+    with tempfile.TemporaryDirectory(prefix="znt-callgraph-") as tmp:
+        results = evaluate(args.suite, cases, internal=args.internal, tmp=Path(tmp))
+
+    when = dt.datetime.now(dt.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    scope = " (internal edges only)" if args.internal else ""
+    report = [
+        f"## {args.suite}{scope}",
+        "",
+        f"`python benchmarks/callgraph.py {args.suite} {args.path}"
+        + (" --internal" if args.internal else "")
+        + (f" --case-filter {args.case_filter}" if args.case_filter else "")
+        + f"` — {when}, znt {_commit()}",
+        "",
+        table(results, args.suite),
+        "",
+        f"Anchor: {ANCHORS[args.suite]}.",
+    ]
+    if args.show_errors:
+        report += ["", errors(results)]
+    text = "\n".join(report) + "\n"
+    print(text)
+    if args.out:
+        args.out.write_text(text, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
