@@ -447,7 +447,10 @@ def search(
                     used = "vector"
                     warnings.append("lexical search found nothing; answered by vector search")
         if used == "hybrid":
-            cands = ranking.fuse(lex, vec)
+            weight = (
+                ranking.CODE_VECTOR_WEIGHT if ranking.code_like(query) else ranking.VECTOR_WEIGHT
+            )
+            cands = ranking.fuse(lex, vec, vector_weight=weight)
         elif used == "lexical":
             cands = ranking.single(lex, "lexical")
         else:

@@ -1,12 +1,14 @@
 """Ranking: the lexical list, the vector list, and how the two are fused.
 
-Hybrid fusion is score-based, not plain reciprocal rank fusion. On the public sets plain RRF
-(k=60) of BM25 and a small embedding model lands *between* the two (CoSQA dev: BM25 0.335,
-vectors 0.541, RRF 0.469): RRF throws away how sure each list is. Here each list's scores
-are normalised over its own candidate pool (BM25 by its best score, cosine between the pool's
-floor and its best), and the fused score is a weighted sum, ``VECTOR_WEIGHT`` for vectors.
-Documents found by one list only get that list's part alone. A small RRF term (k=60) breaks
-ties between documents both lists like. See docs/search.md and docs/decisions/0005.
+Hybrid fusion is score-based, not reciprocal rank fusion. On the public sets plain RRF
+(k=60) of BM25 and a small embedding model lands *between* the two (CoSQA dev: BM25 0.33,
+vectors 0.52, RRF 0.43): RRF throws away how sure each list is. Here each list's scores are
+turned into z-scores over its own candidate pool, so a list whose best hits stand far above
+the rest speaks loudly and a flat list softly, and the fused score is a weighted sum. A
+candidate missing from one list gets that list's lowest z-score. The vector weight is 0.8
+for plain-language queries and 0.5 for queries that name code (identifiers with ``_``, inner
+capitals, dots or calls), where exact lexical hits are the stronger evidence. See
+docs/search.md and docs/decisions/0006-score-fusion.md.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-RRF_K = 60
-VECTOR_WEIGHT = 0.6
-RRF_WEIGHT = 0.1
+VECTOR_WEIGHT = 0.8  # for plain-language queries
+CODE_VECTOR_WEIGHT = 0.5  # for queries that name code
+_CODE_TOKEN = re.compile(r"\w_\w|[a-z][A-Z]|\w\.\w|\w\(")
 TYPE_ROLE_BOOST = 4.0  # the original's soft boost, on a 0..10 display scale
 SCORE_SCALE = 10.0
 
@@ -114,33 +116,47 @@ def vector_rank(
     return [(r[0], float(r[1])) for r in rows]
 
 
+def code_like(query: str) -> bool:
+    """Whether the query names code (an identifier with ``_``, an inner capital, a dot or a
+    call), where exact lexical hits deserve more trust than in a plain-language question."""
+    return bool(_CODE_TOKEN.search(query))
+
+
+def _zscores(ranked: Sequence[tuple[str, float]]) -> dict[str, float]:
+    if not ranked:
+        return {}
+    xs = [s for _id, s in ranked]
+    mean = sum(xs) / len(xs)
+    sd = math.sqrt(sum((x - mean) ** 2 for x in xs) / len(xs)) or 1.0
+    return {sid: (s - mean) / sd for sid, s in ranked}
+
+
 def fuse(
     lexical: Sequence[tuple[str, float]],
     vector: Sequence[tuple[str, float]],
     *,
     vector_weight: float = VECTOR_WEIGHT,
-    rrf_weight: float = RRF_WEIGHT,
 ) -> list[Candidate]:
     """One list from both (see the module docstring); scores in 0..1, best first."""
+    zl, zv = _zscores(lexical), _zscores(vector)
+    low_l = min(zl.values()) if zl else 0.0
+    low_v = min(zv.values()) if zv else 0.0
     cands: dict[str, Candidate] = {}
-    if lexical:
-        top = lexical[0][1] or 1.0
-        for rank, (sid, s) in enumerate(lexical, 1):
-            c = cands.setdefault(sid, Candidate(sid))
-            c.lexical_rank, c.lexical_score = rank, s
-            c.score += (1 - vector_weight) * (s / top) + rrf_weight * RRF_K / (RRF_K + rank)
-    if vector:
-        best = vector[0][1]
-        floor = vector[-1][1] if len(vector) > 1 else 0.0
-        span = (best - floor) or 1.0
-        for rank, (sid, s) in enumerate(vector, 1):
-            c = cands.setdefault(sid, Candidate(sid))
-            c.vector_rank, c.vector_score = rank, s
-            c.score += vector_weight * ((s - floor) / span) + rrf_weight * RRF_K / (RRF_K + rank)
-    total = 1.0 + 2 * rrf_weight
-    for c in cands.values():
-        c.score /= total
-    return sorted(cands.values(), key=lambda c: (-c.score, c.id))
+    for rank, (sid, s) in enumerate(lexical, 1):
+        c = cands.setdefault(sid, Candidate(sid))
+        c.lexical_rank, c.lexical_score = rank, s
+    for rank, (sid, s) in enumerate(vector, 1):
+        c = cands.setdefault(sid, Candidate(sid))
+        c.vector_rank, c.vector_score = rank, s
+    for sid, c in cands.items():
+        c.score = vector_weight * zv.get(sid, low_v) + (1 - vector_weight) * zl.get(sid, low_l)
+    ordered = sorted(cands.values(), key=lambda c: (-c.score, c.id))
+    if ordered:  # to 0..1 for display: the best is 1, the weakest candidate 0
+        hi, lo = ordered[0].score, ordered[-1].score
+        span = (hi - lo) or 1.0
+        for c in ordered:
+            c.score = (c.score - lo) / span
+    return ordered
 
 
 def single(ranked: Sequence[tuple[str, float]], source: str) -> list[Candidate]:
