@@ -461,6 +461,9 @@ def search(
             info = infos.get(c.id)
             if info is None:
                 continue
+            if info["role"] == "test" and role != "test":
+                c.score *= ranking.TEST_FACTOR
+                c.demoted = True
             if (type and info["type"] == type) or (type and info["kind"] == type):
                 c.score += ranking.TYPE_ROLE_BOOST
                 c.boosts.append("type")
@@ -480,6 +483,8 @@ def search(
                 item["vector_similarity"] = round(c.vector_score or 0.0, 4)
             if c.boosts:
                 item["boosted_by"] = c.boosts
+            if c.demoted:
+                item["demoted"] = "test code ranks below the code it tests (--role test lifts it)"
             if not compact:
                 if callers:
                     item["callers"] = _call_tree(con, c.id, callers, up=True)

@@ -162,15 +162,21 @@ def document_rows(
     return docs, postings
 
 
-def bm25_sql(filtered: bool) -> str:
-    """The ranking query: parameters are the query terms, their weights, then (when
-    ``filtered``) a regular expression the file must match, and the number of results.
-    Per-field length normalisation is already in ``wtf``; what is left is BM25's saturation
-    and the inverse document frequency."""
+def _literal_list(terms: Sequence[str]) -> str:
+    return ", ".join("'" + t.replace("'", "''") + "'" for t in terms)
+
+
+def bm25_sql(terms: Sequence[str], filtered: bool) -> str:
+    """The ranking query for ``terms`` (inlined as literals: a constant IN-list is what lets
+    DuckDB skip row groups of the term-sorted postings). Parameters: the terms' weights in
+    the same order, then (when ``filtered``) a regular expression the file must match, and
+    the number of results. Per-field length normalisation is already in ``wtf``; what is left
+    is BM25's saturation and the inverse document frequency."""
     where = "WHERE regexp_full_match(h.file, ?)" if filtered else ""
+    literal = _literal_list(terms)
     return f"""
-        WITH q AS (SELECT unnest(?::VARCHAR[]) AS term, unnest(?::DOUBLE[]) AS qw),
-        hits AS (SELECT p.file, p.sym, p.term, p.wtf FROM lex_postings p SEMI JOIN q USING (term)),
+        WITH q AS (SELECT unnest([{literal}]::VARCHAR[]) AS term, unnest(?::DOUBLE[]) AS qw),
+        hits AS (SELECT file, sym, term, wtf FROM lex_postings WHERE term IN ({literal})),
         df AS (SELECT term, count(*) AS df FROM hits GROUP BY term),
         st AS (SELECT count(*)::DOUBLE AS n FROM lex_docs)
         SELECT h.sym,
@@ -188,14 +194,13 @@ def rank(
     con: Any, query: str, limit: int, path_regex: str | None = None
 ) -> list[tuple[str, float]]:
     """(symbol id, BM25F score) pairs, best first."""
-    terms = query_terms(query)
-    if not terms:
+    weights = query_terms(query)
+    if not weights:
         return []
-    params: list[Any] = [list(terms), list(terms.values())]
+    terms = list(weights)
+    params: list[Any] = [[weights[t] for t in terms]]
     if path_regex is not None:
         params.append(path_regex)
     params.append(limit)
-    return [
-        (r[0], float(r[1]))
-        for r in con.execute(bm25_sql(path_regex is not None), params).fetchall()
-    ]
+    sql = bm25_sql(terms, path_regex is not None)
+    return [(r[0], float(r[1])) for r in con.execute(sql, params).fetchall()]

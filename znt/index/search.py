@@ -22,6 +22,9 @@ from typing import Any
 VECTOR_WEIGHT = 0.8  # for plain-language queries
 CODE_VECTOR_WEIGHT = 0.5  # for queries that name code
 _CODE_TOKEN = re.compile(r"\w_\w|[a-z][A-Z]|\w\.\w|\w\(")
+# Test code ranks below the code it tests (an issue or question is about the code, and the
+# tests that mention the same names would crowd it out); ``--role test`` lifts them back.
+TEST_FACTOR = 0.6
 TYPE_ROLE_BOOST = 4.0  # the original's soft boost, on a 0..10 display scale
 SCORE_SCALE = 10.0
 
@@ -35,6 +38,7 @@ class Candidate:
     vector_rank: int | None = None
     vector_score: float | None = None
     boosts: list[str] = field(default_factory=list)
+    demoted: bool = False
 
     @property
     def found_by(self) -> list[str]:

@@ -277,6 +277,11 @@ class CsvSink:
         self._files.clear()
 
 
+# Rows of these tables are inserted in this order: lexical lookups filter postings by term,
+# and rows sorted by term let DuckDB's min/max zone maps skip most of the table.
+INSERT_ORDER = {"lex_postings": "term"}
+
+
 def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
     """Insert every ``<table>-*.csv`` of ``folder`` into its table."""
     for table, cols in TABLES.items():
@@ -284,9 +289,11 @@ def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
         if not parts:
             continue
         columns = ", ".join(f"'{n}': '{t}'" for n, t in cols)
+        order = f" ORDER BY {INSERT_ORDER[table]}" if table in INSERT_ORDER else ""
         con.execute(
-            f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, delim = ',', auto_detect = false, "
-            f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true)",
+            f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, delim = ',', "
+            f"auto_detect = false, quote = '\"', escape = '\"', columns = {{{columns}}}, "
+            f"strict_mode = true){order}",
             [parts],
         )
 

