@@ -95,3 +95,18 @@ def move_tree(tree: Path, commit: str) -> list[str]:
         clean += ["-e", keep]
     _git(tree, *clean)
     return missing
+
+
+def git_describe(folder: Path) -> str:
+    """The short commit of the checkout at ``folder``, marked when it has local changes."""
+    out = subprocess.run(
+        ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
+    )
+    if out.returncode != 0:
+        return "unknown"
+    dirty = subprocess.run(
+        ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")

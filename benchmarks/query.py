@@ -30,8 +30,10 @@ from pathlib import Path
 
 try:
     from benchmarks import eval_metrics as em
+    from benchmarks.eval_trees import git_describe
 except ImportError:  # pragma: no cover - run as a script: its own folder is on sys.path
     import eval_metrics as em  # type: ignore[no-redef]
+    from eval_trees import git_describe  # type: ignore[no-redef]
 
 QUERIES = (
     "Symbol",
@@ -58,20 +60,6 @@ def timed(cmd: list[str], env: dict[str, str], cwd: Path) -> tuple[float, int, s
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, env=env, cwd=cwd, capture_output=True, text=True)
     return time.perf_counter() - t0, proc.returncode, proc.stderr.strip()
-
-
-def git_describe(folder: Path) -> str:
-    out = subprocess.run(
-        ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        return "unknown"
-    dirty = subprocess.run(
-        ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
 
 
 def _p(values: list[float], q: float) -> float:

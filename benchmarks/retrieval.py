@@ -88,22 +88,8 @@ def configure_provider(args: argparse.Namespace) -> Path:
     return cfg
 
 
-def git_describe(folder: Path) -> str:
-    out = subprocess.run(
-        ["git", "-C", str(folder), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
-    )
-    if out.returncode != 0:
-        return "unknown"
-    dirty = subprocess.run(
-        ["git", "-C", str(folder), "status", "--porcelain", "--untracked-files=no"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    return out.stdout.strip() + (" (with uncommitted changes)" if dirty else "")
-
-
 def znt_commit() -> str:
-    return git_describe(Path(__file__).resolve().parent.parent)
+    return eval_trees.git_describe(Path(__file__).resolve().parent.parent)
 
 
 def znt_location() -> str:
