@@ -556,15 +556,17 @@ def _query_vector(con: Any, meta: dict[str, str], query: str) -> tuple[Any, str]
 
 
 def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Rows of ``ids``, looked up as a list of constants so that the ART index on
+    ``symbols(id)`` answers them (a subquery would scan the table)."""
     if not ids:
         return {}
     rows = con.execute(
-        """
+        f"""
         SELECT id, name, qualified_name, type, kind, role, file, start_line, end_line,
                signature, doc, language
-        FROM symbols WHERE id IN (SELECT unnest(?::VARCHAR[]))
+        FROM symbols WHERE id IN ({", ".join("?" * len(ids))})
         """,
-        [ids],
+        ids,
     ).fetchall()
     out = {}
     for r in rows:

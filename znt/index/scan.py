@@ -470,6 +470,7 @@ class Scanner:
             store.load_csv_folder(con, rows)
             self.progress("building_graph", 1, 1)
             rebuild_edges(con)
+            store.create_indexes(con)
             store.set_meta(con, {**meta, "created_at": meta["last_scan_at"]})
             carry_over(con, project.index_path)
             self.progress("indexing", 0, 1)

@@ -277,6 +277,23 @@ class CsvSink:
         self._files.clear()
 
 
+# ART indexes for point lookups of the graph queries (znt/graph/traverse.py shapes its SQL by
+# what exists). Created after a full build's bulk load, which is cheaper than maintaining them
+# row by row during it; incremental scans keep them up to date.
+INDEXES = {
+    "edges_src": ("edges", "src"),
+    "edges_dst": ("edges", "dst"),
+    "symbols_id": ("symbols", "id"),
+    "symbols_qname": ("symbols", "qualified_name"),
+    "symbols_name": ("symbols", "name"),
+}
+
+
+def create_indexes(con: duckdb.DuckDBPyConnection) -> None:
+    for name, (table, column) in INDEXES.items():
+        con.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})")
+
+
 # Rows of these tables are inserted in this order: lexical lookups filter postings by term,
 # and rows sorted by term let DuckDB's min/max zone maps skip most of the table.
 INSERT_ORDER = {"lex_postings": "term"}
