@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import math
 import re
+from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Sequence
+from functools import lru_cache
 from typing import Any
 
 # field: (weight, length normalisation b, reference length in terms). The reference lengths
@@ -37,6 +39,7 @@ K1 = 1.2
 MAX_BODY_BYTES = 200_000  # the body of a symbol is read up to this much (a whole module too)
 
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|[0-9]{2,}")
+_TOKEN_BYTES = re.compile(_TOKEN.pattern.encode())
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 # Words too common in prose and code to tell documents apart. Kept short on purpose: a word
@@ -89,21 +92,28 @@ def _identifier_terms(ident: str, out: list[str]) -> None:
             out.append(stem(part))
 
 
+@lru_cache(maxsize=1 << 16)
+def _token_terms(token: str) -> tuple[str, ...]:
+    """The terms of one token (cached: a scan meets the same identifiers over and over)."""
+    out: list[str] = []
+    if "." in token:
+        out.append(token.lower())
+        for ident in token.split("."):
+            _identifier_terms(ident, out)
+    elif token[0].isdigit():
+        out.append(token)
+    else:
+        _identifier_terms(token, out)
+    return tuple(out)
+
+
 def tokenize(text: str) -> list[str]:
     """Terms of ``text``: every identifier whole (lower-cased) and split at camelCase,
     snake_case and digit boundaries; dotted names whole and by component; prose words
     stemmed lightly; stop words dropped."""
     out: list[str] = []
     for match in _TOKEN.finditer(text):
-        token = match.group()
-        if "." in token:
-            out.append(token.lower())
-            for ident in token.split("."):
-                _identifier_terms(ident, out)
-        elif token[0].isdigit():
-            out.append(token)
-        else:
-            _identifier_terms(token, out)
+        out.extend(_token_terms(match.group()))
     return out
 
 
@@ -126,28 +136,26 @@ def document_rows(
 
     ``symbols`` are rows in the order of store.TABLES["symbols"] (id, file, name,
     qualified_name, type, kind, parent_id, start_line, end_line, start_byte, end_byte,
-    signature, doc, role)."""
+    signature, doc, role). The file is tokenized once; a symbol's body is the slice of those
+    tokens inside its byte range, counted per distinct token, so nested symbols (module,
+    class, method) do not tokenize the same text again."""
     docs: list[tuple[str, str, float]] = []
     postings: list[tuple[str, str, str, float]] = []
     path_terms = tokenize(_path_text(path))
+    found = [(m.start(), m.group()) for m in _TOKEN_BYTES.finditer(source)]
+    starts = [pos for pos, _tok in found]
     for row in symbols:
         sym_id, name, qname = row[0], row[2] or "", row[3] or ""
         start_b, end_b, signature, doc = row[9], row[10], row[11] or "", row[12] or ""
-        body = ""
-        if start_b is not None and end_b is not None:
-            end = min(int(end_b), int(start_b) + MAX_BODY_BYTES)
-            body = source[int(start_b) : end].decode("utf-8", errors="replace")
-        fields = {
-            "name": tokenize(name),
-            "qualified_name": tokenize(qname),
-            "signature": tokenize(signature),
-            "doc": tokenize(doc),
-            "path": path_terms,
-            "body": tokenize(body),
-        }
         weighted: defaultdict[str, float] = defaultdict(float)
         length = 0
-        for field, terms in fields.items():
+        for field, terms in (
+            ("name", tokenize(name)),
+            ("qualified_name", tokenize(qname)),
+            ("signature", tokenize(signature)),
+            ("doc", tokenize(doc)),
+            ("path", path_terms),
+        ):
             if not terms:
                 continue
             weight, b, ref = FIELDS[field]
@@ -155,6 +163,23 @@ def document_rows(
             for t in terms:
                 weighted[t] += norm
             length += len(terms)
+        if start_b is not None and end_b is not None:
+            end = min(int(end_b), int(start_b) + MAX_BODY_BYTES)
+            lo, hi = bisect_left(starts, int(start_b)), bisect_left(starts, end)
+            counts = Counter(tok for _pos, tok in found[lo:hi])
+            body_len = 0
+            per_term: defaultdict[str, int] = defaultdict(int)
+            for tok, n in counts.items():
+                tok_terms = _token_terms(tok.decode("ascii"))
+                for t in tok_terms:
+                    per_term[t] += n
+                body_len += n * len(tok_terms)
+            if body_len:
+                weight, b, ref = FIELDS["body"]
+                norm = weight / (1 - b + b * body_len / ref)
+                for t, n in per_term.items():
+                    weighted[t] += n * norm
+                length += body_len
         if not weighted:
             continue
         docs.append((path, sym_id, float(length)))
