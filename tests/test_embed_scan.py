@@ -187,3 +187,17 @@ def test_deleted_code_drops_its_vectors(tmp_path: Path, monkeypatch: pytest.Monk
         (root / "gone.py").unlink()
         api.scan(str(root))
     assert n_vectors(root) == before - 2 == n_texts(root)
+
+
+def test_restart_keeps_vectors_in_a_path_with_a_quote(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    root = make_project(tmp_path / "it's here")
+    with EmbedServer(dim=8) as server:
+        use_provider(monkeypatch, tmp_path, server.url)
+        api.scan(str(root))
+        sent = len(texts_sent(server))
+        doc = api.scan(str(root), restart=True)
+        assert doc["mode"] == "full" and doc["embeddings"]["status"] == "up_to_date"
+        assert len(texts_sent(server)) == sent
+    assert n_vectors(root) == n_texts(root)

@@ -177,7 +177,8 @@ def carry_over(con: Any, old_index: Path) -> int:
     if not old_index.exists():
         return 0
     try:
-        con.execute(f"ATTACH '{old_index}' AS old_index (READ_ONLY)")
+        quoted = str(old_index).replace("'", "''")  # a project path may hold a quote
+        con.execute(f"ATTACH '{quoted}' AS old_index (READ_ONLY)")
     except Exception:
         return 0
     try:
