@@ -280,7 +280,7 @@ def test_cli_and_api_agree(project: Path) -> None:
     from znt import api
 
     _, cli_doc = graph(project, "step_c", "--depth", "2")
-    api_doc = api.graph("step_c", depth=2, project=str(project))
+    api_doc = api.graph("step_c", depth=2, project_path=str(project))
     api_doc = json.loads(json.dumps(api_doc, default=str))
     assert cli_doc["nodes"] == api_doc["nodes"]
     assert cli_doc["edges"] == api_doc["edges"]

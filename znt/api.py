@@ -715,7 +715,7 @@ def graph(
     edge_types: str | list[str] | None = None,
     include_external: bool = False,
     max_nodes: int = 50,
-    project: str | None = None,
+    project_path: str | None = None,
 ) -> dict[str, Any]:
     """The neighbourhood of FROM (``depth`` BFS levels over ``edge_types``, ``direction``
     down = callees, up = callers) or, with ``to``, the shortest call paths FROM -> TO.
@@ -736,7 +736,7 @@ def graph(
             f"direction must be one of {', '.join(tv.DIRECTIONS)}", direction=direction
         )
     kinds = tv.parse_edge_types(edge_types)
-    proj = _project_for_read(project)
+    proj = _project_for_read(project_path)
     warnings: list[str] = []
     paths: list[list[str]] = []
     direction_used = direction

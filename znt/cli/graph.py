@@ -80,7 +80,7 @@ def graph_cmd(
         edge_types=edge_types,
         include_external=include_external,
         max_nodes=max_nodes,
-        project=settings(ctx).project,
+        project_path=settings(ctx).project,
     )
     chosen = fmt or settings(ctx).format or "text"
     if chosen == "json":
