@@ -898,3 +898,201 @@ def graph(
         if path_warnings:
             body["warning"] = path_warnings[0]
     return _doc("graph", body)
+
+
+# -- similar -------------------------------------------------------------------------------
+
+
+def similar(
+    target: str | None = None,
+    *,
+    query: str | None = None,
+    snippet: str | None = None,
+    snippet_language: str | None = None,
+    limit: int = 10,
+    offset: int = 0,
+    edge_types: str | list[str] | None = None,
+    type: str | None = None,
+    role: str | None = None,
+    path: str | None = None,
+    code: bool = False,
+    max_code_lines: int = 30,
+    project_path: str | None = None,
+) -> dict[str, Any]:
+    """Analogues and near-duplicates of an indexed symbol (``target``), of code that is not
+    in the index (``snippet``, its text) or of a description (``query``): 0.6 x vector
+    cosine + 0.3 x Jaccard of call-graph neighbours + 0.1 x role/kind agreement, 0..1.
+
+    Parts that cannot be computed are left out and the others re-weighted (see
+    znt/graph/similar.py); the answer says so in ``warnings``. ``type``/``role`` are soft
+    boosts (they set what the role/kind part agrees with), ``path`` a glob filter."""
+    from znt.graph import similar as sim
+    from znt.graph import traverse as tv
+    from znt.index import search as ranking
+    from znt.index import store
+
+    given = [
+        n for n, v in (("target", target), ("query", query), ("snippet", snippet)) if v is not None
+    ]
+    if len(given) != 1:
+        raise UsageError(
+            "give exactly one of TARGET, --query or --snippet"
+            + (f" (got {', '.join(given)})" if given else "")
+        )
+    if not (target or query or snippet or "").strip():
+        raise UsageError(f"the {given[0]} is empty")
+    if not 1 <= limit <= 1000:
+        raise UsageError("limit must be between 1 and 1000")
+    if offset < 0:
+        raise UsageError("offset must be 0 or more")
+    if max_code_lines < 1:
+        raise UsageError("max_code_lines must be 1 or more")
+    kinds = tv.parse_edge_types(edge_types)
+    language = None
+    if snippet is not None:
+        from znt.index.languages import get_language, language_names
+
+        language = (snippet_language or "python").strip().lower()
+        try:
+            get_language(language)
+        except KeyError:
+            raise UsageError(
+                f"unknown snippet language {language!r}; choose one of "
+                + ", ".join(language_names()),
+                language=language,
+            ) from None
+    project = _project_for_read(project_path)
+    path_regex = ranking.glob_regex(path) if path else None
+    pool = max(sim.MIN_POOL, (offset + limit) * 5)
+    warnings: list[str] = []
+    body_target: dict[str, Any]
+    with store.open_index(project.index_path, read_only=True) as con:
+        meta = store.get_meta(con)
+        if target is not None:
+            match = tv.resolve(
+                con, target, project.root, what="TARGET", indexed=tv.indexed_columns(con)
+            )
+            if match.matched_by == "file" or all(tv.is_external(i) for i in match.ids):
+                what = "file" if match.matched_by == "file" else "node outside the project"
+                raise UsageError(
+                    f"TARGET {target!r} names a {what}; "
+                    "give one symbol (a qualified name, a short name or an id)",
+                    target=target,
+                )
+            ref = sim.target_reference(con, match.ids, match.label, kinds)
+            if ref.vectors is None:
+                warnings.append(
+                    "vector similarity unavailable: "
+                    + _similar_no_vector_reason(con, meta, ref)
+                    + "; ranked by the call-graph and role/kind parts alone"
+                )
+            body_target = {**match.to_dict(), "symbol": ref.info}
+        elif snippet is not None:
+            assert language is not None
+            facts = sim.parse_snippet(snippet, language, kinds)
+            ref = sim.snippet_reference(facts, snippet)
+            vectors, why = _similar_vectors(con, meta, facts.texts)
+            ref.vectors = vectors
+            if vectors is None:
+                warnings.append(
+                    f"vector similarity unavailable: {why}; candidates come from the lexical "
+                    "index and the lexical score stands in for the vector cosine"
+                )
+            if facts.parse_errors:
+                warnings.append(f"the snippet has {language} syntax errors; parsed where possible")
+            body_target = {
+                "snippet": True,
+                "language": facts.language,
+                "symbols": facts.symbols,
+                "calls": sorted({sim.display(k) for k in facts.names}),
+            }
+        else:
+            assert query is not None
+            ref = sim.query_reference(query.strip())
+            vector, why = _query_vector(con, meta, query.strip())
+            ref.vectors = [vector] if vector is not None else None
+            if vector is None:
+                warnings.append(
+                    f"vector similarity unavailable: {why}; candidates come from the lexical "
+                    "index and the lexical score stands in for the vector cosine"
+                )
+            body_target = {"query": query.strip()}
+        found = sim.find(
+            con, ref, kinds, pool=pool, path_regex=path_regex, want_type=type, want_role=role
+        )
+        total = len(found.results)
+        page = found.results[offset : offset + limit]
+        counts = sim.relation_counts(con, [s.id for s in page])
+    results = []
+    for s in page:
+        info = found.infos[s.id]
+        results.append(
+            {
+                **{k: info[k] for k in ("id", "name", "qualified_name", "type", "kind", "role")},
+                **{k: info[k] for k in ("file", "start_line", "end_line")},
+                "score": s.score,
+                "score_parts": s.parts,
+                "signals": s.signals,
+                "similarity_reason": s.reason,
+                **counts[s.id],
+            }
+        )
+    if code:
+        _attach_code(project, results, max_code_lines)
+    truncated = offset + len(results) < total
+    body: dict[str, Any] = {
+        "mode": ref.mode,
+        "target": body_target,
+        "edge_types": kinds,
+        "weights": found.weights,
+        "vectors": ref.vectors is not None,
+        "candidate_sources": found.sources,
+        "results": results,
+        "offset": offset,
+        "limit": limit,
+        "total_candidates": total,
+        "truncated": truncated,
+        "warnings": warnings,
+        "freshness": freshness(project, check_files=False),
+    }
+    if truncated:
+        body["next_offset"] = offset + len(results)
+    return _doc("similar", body)
+
+
+def _similar_no_vector_reason(con: Any, meta: dict[str, str], ref: Any) -> str:
+    from znt.index.embed.stage import has_embeddings
+
+    if not meta.get("embed_model") or not has_embeddings(con):
+        return "the index has no embeddings (bm25 provider or `znt scan --no-embed`)"
+    return f"{ref.label} has no stored vector ({ref.type or 'its type'} symbols are not embedded)"
+
+
+def _similar_vectors(con: Any, meta: dict[str, str], texts: list[str]) -> tuple[Any, str]:
+    """Vectors for a snippet's texts from the provider the index was embedded with (as
+    ``_query_vector`` does for a query, but embedded as documents, like indexed code)."""
+    from znt.config import load_provider_config
+    from znt.index.embed import ProviderError, make_embedder
+    from znt.index.embed.stage import configured_name, has_embeddings
+
+    if not meta.get("embed_model") or not has_embeddings(con):
+        return None, "the index has no embeddings (bm25 provider or `znt scan --no-embed`)"
+    config = load_provider_config()
+    if config.mode == "bm25":
+        return None, "the configured provider is bm25"
+    if configured_name(config) != meta["embed_model"]:
+        return None, (
+            f"the index was embedded with {meta['embed_model']}, the configured provider is "
+            f"{configured_name(config)}; run `znt scan` to re-embed"
+        )
+    try:
+        embedder = make_embedder(config)
+        if embedder is None:
+            return None, "no embedder"
+        vectors = [[float(x) for x in v] for v in embedder.embed(texts, "document")]
+    except ProviderError as exc:
+        return None, exc.message
+    dim = int(meta.get("embed_dim") or 0)
+    if any(len(v) != dim for v in vectors):
+        return None, f"the provider returned vectors of another size than the index's {dim}"
+    return vectors, ""

@@ -70,6 +70,7 @@ def _register() -> None:
         "search",
         "setup",
         "graph",
+        "similar",
     ):
         module = importlib.import_module(f"znt.cli.{name}")
         for command in module.COMMANDS:
