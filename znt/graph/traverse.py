@@ -271,7 +271,10 @@ def indexed_columns(con: Any) -> frozenset[str]:
     an index, one lookup per column (UNION ALL) and the other filters applied in Python;
     without one, a single scan with every filter."""
     try:
-        rows = con.execute("SELECT table_name, expressions FROM duckdb_indexes()").fetchall()
+        rows = con.execute(
+            "SELECT table_name, expressions FROM duckdb_indexes() "
+            "WHERE database_name = current_database()"
+        ).fetchall()
     except Exception:
         return frozenset()
     out = set()
