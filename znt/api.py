@@ -1096,3 +1096,351 @@ def _similar_vectors(con: Any, meta: dict[str, str], texts: list[str]) -> tuple[
     if any(len(v) != dim for v in vectors):
         return None, f"the provider returned vectors of another size than the index's {dim}"
     return vectors, ""
+
+
+# -- check ---------------------------------------------------------------------------------
+
+CHECK_STALE_POLICIES = ("warn", "ignore", "error")
+
+
+def check(
+    *,
+    rules_file: str | None = None,
+    baseline: str | None = None,
+    stale_policy: str = "warn",
+    project_path: str | None = None,
+) -> dict[str, Any]:
+    """Evaluate the project's architecture rules (``check:`` in znt.yaml, or ``rules_file``)
+    over the index (docs/check.md). ``passed`` is false when a rule of severity error has a
+    violation (the CLI exits 1). With ``baseline`` (a git ref) only violations whose key the
+    ref's code does not have are reported; the ref is indexed once in a temporary worktree
+    and kept as a snapshot under ``.znt/baselines/``."""
+    from znt.graph import rules as rules_mod
+    from znt.index import store
+
+    if stale_policy not in CHECK_STALE_POLICIES:
+        raise UsageError(
+            f"stale_policy must be one of {', '.join(CHECK_STALE_POLICIES)}",
+            stale_policy=stale_policy,
+        )
+    project = _project_for_read(project_path)
+    config = _check_config(project, rules_file)
+    fresh = freshness(project, check_files=True)
+    warnings: list[str] = []
+    if fresh.get("stale") and stale_policy != "ignore":
+        msg = (
+            f"the index is older than the working tree ({fresh.get('files_changed', 0)} changed, "
+            f"{fresh.get('files_added', 0)} added, {fresh.get('files_deleted', 0)} deleted "
+            "files since the last scan); run `znt scan` first"
+        )
+        if stale_policy == "error":
+            raise rules_mod.IndexStale(msg, freshness=fresh)
+        warnings.append(msg)
+    with store.open_index(project.index_path, read_only=True) as con:
+        data = rules_mod.fetch(con)
+    violations = rules_mod.evaluate(config, data)
+    base_info: dict[str, Any] | None = None
+    if baseline is not None:
+        commit, snapshot, reused = _check_baseline_index(project, baseline)
+        with store.open_index(snapshot, read_only=True) as con:
+            old = rules_mod.evaluate(config, rules_mod.fetch(con))
+        violations, known = rules_mod.new_since(violations, old)
+        base_info = {
+            "ref": baseline,
+            "commit": commit,
+            "known_violations": known,
+            "baseline_violations": len(old),
+            "snapshot_reused": reused,
+        }
+    counts = {rule.id: 0 for rule in config.rules}
+    for v in violations:
+        counts[v["rule"]] += 1
+    rules_out = [{**rule.to_dict(), "violations": counts[rule.id]} for rule in config.rules]
+    errors = sum(1 for v in violations if v["severity"] == "error")
+    return _doc(
+        "check",
+        {
+            "project_root": str(project.root),
+            "rules_file": config.source,
+            "passed": errors == 0,
+            "summary": {
+                "rules": len(config.rules),
+                "violations": len(violations),
+                "errors": errors,
+                "warnings": len(violations) - errors,
+                "edges_checked": len(data.edges),
+            },
+            "rules": rules_out,
+            "violations": violations,
+            "baseline": base_info,
+            "warnings": warnings,
+            "freshness": fresh,
+        },
+    )
+
+
+def _check_config(project: Project, rules_file: str | None) -> Any:
+    """The validated ``check:`` section of ``rules_file`` or of the project's znt.yaml."""
+    from znt.graph import rules as rules_mod
+    from znt.settings import read_check_section
+
+    if rules_file is not None:
+        path = Path(rules_file).expanduser()
+        if not path.is_absolute() and not path.exists():
+            path = project.root / rules_file
+        if not path.is_file():
+            raise UsageError(f"rules file not found: {rules_file}")
+    else:
+        path = project.config_path
+        if not path.is_file():
+            raise UsageError(
+                f"no {path.name} at {project.root}: add a 'check:' section with rules "
+                "(see docs/check.md) or pass --rules FILE"
+            )
+    raw = read_check_section(path)
+    if raw is None:
+        raise UsageError(f"{path.name} has no 'check:' section (see docs/check.md)")
+    try:
+        source = path.resolve().relative_to(project.root).as_posix()
+    except ValueError:
+        source = str(path)
+    return rules_mod.parse_config(raw, source)
+
+
+def _check_git(root: Path, *args: str) -> str:
+    import subprocess
+
+    try:
+        proc = subprocess.run(
+            ["git", "-C", str(root), *args],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            env={**os.environ, "GIT_TERMINAL_PROMPT": "0"},
+        )
+    except FileNotFoundError:
+        raise UsageError("--baseline needs git on PATH") from None
+    if proc.returncode != 0:
+        raise UsageError(
+            f"git {' '.join(args)} failed: {proc.stderr.strip() or proc.stdout.strip()}"
+        )
+    return proc.stdout.strip()
+
+
+def _check_baseline_index(project: Project, ref: str) -> tuple[str, Path, bool]:
+    """An index of ``ref``'s tree: the snapshot ``.znt/baselines/<commit>-s<schema>-<version>
+    .duckdb`` when one exists, else a scan (no embeddings) of a temporary ``git worktree``
+    of that commit, kept as the snapshot for the next run. Returns (commit, path, reused)."""
+    import shutil
+    import tempfile
+
+    from znt import __version__
+    from znt.errors import IndexIncompatible
+    from znt.index import store
+
+    if ref.startswith("-"):
+        raise UsageError(f"not a git ref: {ref}")
+    try:
+        commit = _check_git(project.root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+    except UsageError:
+        raise UsageError(f"--baseline: unknown git ref {ref!r}", ref=ref) from None
+    top = Path(_check_git(project.root, "rev-parse", "--show-toplevel")).resolve()
+    sub = project.root.relative_to(top) if project.root != top else Path()
+    folder = project.znt_dir / "baselines"
+    snapshot = folder / f"{commit}-s{store.SCHEMA_VERSION}-{__version__}.duckdb"
+    if snapshot.is_file():
+        try:
+            with store.open_index(snapshot, read_only=True):
+                return commit, snapshot, True
+        except IndexIncompatible:
+            snapshot.unlink(missing_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="znt-baseline-"))
+    tree = tmp / "tree"
+    try:
+        _check_git(project.root, "worktree", "add", "--detach", "--quiet", str(tree), commit)
+        try:
+            target = tree / sub
+            if not target.is_dir():
+                raise UsageError(f"{sub.as_posix()} does not exist at {ref}")
+            scan(str(target), no_embed=True)
+            folder.mkdir(parents=True, exist_ok=True)
+            part = snapshot.with_suffix(f".{os.getpid()}.tmp")
+            shutil.copyfile(target / ".znt" / "index.duckdb", part)
+            os.replace(part, snapshot)  # atomic: a concurrent check sees all or nothing
+        finally:
+            with contextlib.suppress(UsageError):
+                _check_git(project.root, "worktree", "remove", "--force", str(tree))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+        with contextlib.suppress(UsageError):
+            _check_git(project.root, "worktree", "prune")
+    return commit, snapshot, False
+
+
+# -- sql -----------------------------------------------------------------------------------
+
+# Table functions that would read outside the index (files, globs, other databases) and
+# settings/side-effect functions. The connection also runs with enable_external_access
+# off, so this list is the clear error message, not the only guard.
+_SQL_BLOCKED_FUNCTIONS = (
+    r"\b(read_\w+|parquet_\w+|glob|sniff_csv|csv_scan|json_scan|iceberg_\w+|delta_scan|"
+    r"sqlite_\w+|postgres_\w+|mysql_\w+|httpfs_\w+|getenv|checkpoint|force_checkpoint|"
+    r"install_extension|load_extension|query|query_table)\s*\("
+)
+SQL_MAX_LIMIT = 100_000
+
+
+def _sql_strip(query: str) -> str:
+    """``query`` without string literals, quoted identifiers and comments, for the function
+    check (a name inside a string is data, not a call)."""
+    out = []
+    i, n = 0, len(query)
+    while i < n:
+        c = query[i]
+        if c in "'\"":
+            j = i + 1
+            while j < n:
+                if query[j] == c:
+                    if j + 1 < n and query[j + 1] == c:
+                        j += 2
+                        continue
+                    break
+                j += 1
+            out.append(" '' " if c == "'" else ' "" ')
+            i = j + 1
+        elif query.startswith("--", i):
+            j = query.find("\n", i)
+            i = n if j < 0 else j
+        elif query.startswith("/*", i):
+            j = query.find("*/", i + 2)
+            i = n if j < 0 else j + 2
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)
+
+
+def _sql_guard(query: str) -> str:
+    """Accept one read statement (SELECT, WITH … SELECT, FROM …, VALUES, DESCRIBE, SHOW,
+    SUMMARIZE) and nothing else; raise ``UsageError`` (exit 2) before anything runs."""
+    import re
+
+    import duckdb
+
+    text = (query or "").strip()
+    if not text:
+        raise UsageError("the query is empty")
+    try:
+        statements = duckdb.extract_statements(text)
+    except duckdb.Error as exc:
+        raise UsageError(f"SQL error: {exc}") from None
+    if len(statements) != 1:
+        raise UsageError(
+            f"znt sql runs exactly one statement, got {len(statements)}",
+            statements=len(statements),
+        )
+    kind = statements[0].type
+    if kind != duckdb.StatementType.SELECT:
+        name = str(kind).rsplit(".", 1)[-1]
+        raise UsageError(
+            f"znt sql is read-only: {name} statements are refused; only SELECT (WITH, FROM, "
+            "VALUES, DESCRIBE, SHOW, SUMMARIZE) over the index tables (docs/data-model.md)",
+            statement=name,
+        )
+    hit = re.search(_SQL_BLOCKED_FUNCTIONS, _sql_strip(text), re.IGNORECASE)
+    if hit:
+        raise UsageError(
+            f"znt sql only reads the index: the function {hit.group(1)}() is refused "
+            "(no file, network or other-database access; docs/sql.md)",
+            function=hit.group(1),
+        )
+    return text
+
+
+def _sql_value(value: Any) -> Any:
+    """A DuckDB value as JSON-ready data (dates, decimals, UUIDs, bytes become strings)."""
+    if value is None or isinstance(value, (bool, int, float, str)):
+        return value
+    if isinstance(value, (list, tuple)):
+        return [_sql_value(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _sql_value(v) for k, v in value.items()}
+    if isinstance(value, (bytes, bytearray, memoryview)):
+        return bytes(value).hex()
+    return str(value)
+
+
+def _sql_connect(path: Path) -> Any:
+    """A DuckDB instance of its own for the user's query: the index opened read-only, with
+    external access off and the configuration locked from the start (not the process's
+    shared reader, whose settings other operations rely on). Retries while another process
+    holds a conflicting lock, like every other open (znt/index/store.py)."""
+    import random
+    import time
+
+    import duckdb
+
+    from znt.errors import Busy
+    from znt.index import store
+
+    config: dict[str, str | bool | int | float | list[str]] = {
+        "enable_external_access": False,
+        "lock_configuration": True,
+        "threads": 2,
+    }
+    deadline = time.monotonic() + store.lock_timeout()
+    delay = 0.01
+    while True:
+        try:
+            return duckdb.connect(str(path), read_only=True, config=config)
+        except duckdb.IOException as exc:
+            if "lock" not in str(exc).lower():
+                raise
+            if time.monotonic() >= deadline:
+                raise Busy(
+                    "the index is locked by another znt process; try again when it finishes"
+                ) from None
+            time.sleep(delay * (1 + random.random()))
+            delay = min(delay * 2, 0.25)
+
+
+def sql(query: str, *, limit: int = 1000, project_path: str | None = None) -> dict[str, Any]:
+    """Run one read-only SELECT over the index (docs/sql.md): the file is opened read-only,
+    the statement must be a single SELECT, file-reading functions are refused and external
+    access is switched off for the connection. At most ``limit`` rows (``truncated`` says
+    when more exist)."""
+    import duckdb
+
+    from znt.index import store
+
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SQL_MAX_LIMIT:
+        raise UsageError(f"limit must be an integer between 1 and {SQL_MAX_LIMIT}", limit=limit)
+    text = _sql_guard(query)
+    project = _project_for_read(project_path)
+    con = _sql_connect(project.index_path)
+    try:
+        store.check_schema(con)
+        try:
+            cur = con.execute(text)
+            columns = [{"name": d[0], "type": str(d[1])} for d in (cur.description or [])]
+            rows = cur.fetchmany(limit + 1)
+        except duckdb.PermissionException as exc:
+            raise UsageError(f"znt sql only reads the index: {exc}") from None
+        except duckdb.Error as exc:
+            raise UsageError(f"SQL error: {exc}") from None
+    finally:
+        con.close()
+    truncated = len(rows) > limit
+    rows = rows[:limit]
+    return _doc(
+        "sql",
+        {
+            "query": text,
+            "columns": columns,
+            "rows": [[_sql_value(v) for v in r] for r in rows],
+            "row_count": len(rows),
+            "limit": limit,
+            "truncated": truncated,
+            "freshness": freshness(project, check_files=False),
+        },
+    )

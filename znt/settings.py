@@ -15,7 +15,7 @@ from znt.errors import UsageError
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 
-_KNOWN_KEYS = {"exclude", "languages", "max_file_bytes"}
+_KNOWN_KEYS = {"check", "exclude", "languages", "max_file_bytes"}
 _KNOWN_LANGUAGE_KEYS = {"exclude"}
 
 
@@ -61,3 +61,26 @@ def load_settings(root: Path) -> ProjectSettings:
             raise UsageError(f"{path.name}: languages.{name}: unknown keys {sorted(bad)}")
         languages[str(name)] = {k: [str(x) for x in (v or [])] for k, v in section.items()}
     return ProjectSettings(tuple(exclude), max_bytes, languages)
+
+
+def read_check_section(path: Path) -> dict[str, Any] | None:
+    """The raw ``check:`` mapping of a settings file (``znt check``'s rules), or None when the
+    file has no such section. Kept out of ``ProjectSettings`` on purpose: the scan's
+    fingerprint hashes those settings, and editing a rule must not force a re-index. The
+    rules themselves are validated by ``znt.graph.rules.parse_config``."""
+    import yaml
+
+    try:
+        data: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except OSError as exc:
+        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
+    except yaml.YAMLError as exc:
+        raise UsageError(f"cannot read {path.name}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UsageError(f"{path.name}: expected a mapping at the top level")
+    section = data.get("check")
+    if section is None:
+        return None
+    if not isinstance(section, dict):
+        raise UsageError(f"{path.name}: 'check' must be a mapping (layers, rules, ...)")
+    return section

@@ -71,6 +71,8 @@ def _register() -> None:
         "setup",
         "graph",
         "similar",
+        "check",
+        "sql",
     ):
         module = importlib.import_module(f"znt.cli.{name}")
         for command in module.COMMANDS:
