@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -260,3 +262,36 @@ def test_progress_is_shown_on_a_terminal(tmp_path):
     assert proc.returncode == 0
     assert "[ast]" in err  # phases on the terminal...
     assert "[ast]" not in out and out.startswith("Indexed 3 files")  # ...never on stdout
+
+
+def test_command_table_names_every_command_of_every_module():
+    """The lazy command table (znt.cli.COMMAND_MODULES) must list exactly the commands the
+    modules define, or a command would be missing from `znt --help` or fail to load."""
+    import importlib
+    import pkgutil
+
+    import znt.cli
+    from znt.cli import COMMAND_MODULES
+
+    defined = {}
+    for info in pkgutil.iter_modules(znt.cli.__path__):
+        module = importlib.import_module(f"znt.cli.{info.name}")
+        for command in getattr(module, "COMMANDS", ()):
+            defined[command.name] = info.name
+    assert defined == COMMAND_MODULES
+
+
+def test_a_search_imports_only_its_own_command_module(tmp_path):
+    code = (
+        "import sys\n"
+        "from znt.cli import main\n"
+        "try:\n"
+        "    main(['search', 'x'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(sorted(m for m in sys.modules if m.startswith('znt.cli.')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+    ).stdout
+    assert out.strip().splitlines()[-1] == "['znt.cli.output', 'znt.cli.search']"
