@@ -15,7 +15,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from znt.errors import NotFound, UsageError
+from znt.errors import IndexStale, NotFound, UsageError
 from znt.index import manifest as manifest_mod
 from znt.project import Project, find_root, resolve_project
 
@@ -1134,7 +1134,7 @@ def check(
             "files since the last scan); run `znt scan` first"
         )
         if stale_policy == "error":
-            raise rules_mod.IndexStale(msg, freshness=fresh)
+            raise IndexStale(msg, freshness=fresh)
         warnings.append(msg)
     with store.open_index(project.index_path, read_only=True) as con:
         data = rules_mod.fetch(con)

@@ -47,6 +47,13 @@ class IndexIncompatible(ZntError):
     code = "index_incompatible"
 
 
+class IndexStale(ZntError):
+    """The index is older than the working tree and ``--stale-policy error`` was asked."""
+
+    exit_code = EXIT_INDEX
+    code = "index_stale"
+
+
 class NotFound(ZntError):
     exit_code = EXIT_NOT_FOUND
     code = "not_found"

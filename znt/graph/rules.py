@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-from znt.errors import EXIT_INDEX, UsageError, ZntError
+from znt.errors import UsageError
 
 DEPENDENCY_KINDS = ("call", "imports", "inherits", "implements")
 RULE_TYPES = (
@@ -50,13 +50,6 @@ DESCRIPTIONS = {
     "no_test_imports": "Non-test code must not depend on tests",
     "max_unresolved_ratio": "Maximum share of unresolved or ambiguous calls",
 }
-
-
-class IndexStale(ZntError):
-    """The index is older than the working tree and ``--stale-policy error`` was asked."""
-
-    exit_code = EXIT_INDEX
-    code = "index_stale"
 
 
 # -- configuration -------------------------------------------------------------------------
