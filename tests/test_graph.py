@@ -341,3 +341,88 @@ def test_dot_escapes_any_name(tmp_path: Path) -> None:
     svg = subprocess.run(["dot", "-Tsvg"], input=text, capture_output=True, text=True, timeout=60)
     assert svg.returncode == 0, svg.stderr
     assert "operator+" in svg.stdout and "&quot;quoted&quot;" in svg.stdout
+
+
+def test_answers_do_not_depend_on_the_art_indexes(project: Path, tmp_path: Path) -> None:
+    """The walk shapes its SQL by the indexes that exist (index lookups with the edge kinds
+    filtered in Python, or one scan with every filter). Both shapes give the same answer."""
+    import duckdb
+
+    from znt import api
+    from znt.graph import traverse as tv
+
+    bare = tmp_path / "proj"
+    shutil.copytree(project, bare)
+    con = duckdb.connect(str(bare / ".znt" / "index.duckdb"))
+    try:
+        have = tv.indexed_columns(con)
+        assert {"edges.src", "edges.dst", "symbols.id", "symbols.name"} <= have
+        for (name,) in con.execute("SELECT index_name FROM duckdb_indexes()").fetchall():
+            con.execute(f"DROP INDEX {name}")
+        assert tv.indexed_columns(con) == frozenset()
+    finally:
+        con.close()
+    asks: list[tuple[str, dict[str, Any]]] = [
+        ("start", {"depth": 3, "direction": "down"}),
+        ("step_c", {"depth": 2}),
+        ("Base.helper", {"direction": "up", "include_external": True}),
+        ("hub", {"max_nodes": 4}),
+        ("pkg/diamond.py", {"edge_types": "call,contains"}),
+        ("top", {"to": "bottom"}),
+        ("step_d", {"to": "start"}),
+        ("x", {"to": "z"}),
+    ]
+    for frm, opts in asks:
+        with_indexes = api.graph(frm, project_path=str(project), **opts)
+        without = api.graph(frm, project_path=str(bare), **opts)
+        assert with_indexes["nodes"], (frm, opts)
+        assert with_indexes == without, (frm, opts)
+
+
+def test_first_shortest_paths_match_networkx() -> None:
+    """Paths are picked in plain Python (importing networkx would cost a one-shot
+    ``znt graph --to`` more than DuckDB's import); networkx is the oracle here: on random
+    graphs, the same smallest shortest paths from any source to any target."""
+    import random
+
+    import networkx as nx
+
+    from znt.graph.traverse import first_shortest_paths
+
+    rng = random.Random(7)
+    checked = 0
+    for _ in range(300):
+        n = rng.randint(2, 14)
+        nodes = [f"m{i:02d}" for i in range(n)]
+        succ: dict[str, set[str]] = {}
+        g = nx.DiGraph()
+        g.add_nodes_from(["\0s", "\0t"])
+        for _ in range(rng.randint(1, 3 * n)):
+            u, v = rng.choice(nodes), rng.choice(nodes)
+            succ.setdefault(u, set()).add(v)
+            g.add_edge(u, v)
+        sources = rng.sample(nodes, rng.randint(1, 2))
+        targets = set(rng.sample(nodes, rng.randint(1, 2)))
+        g.add_edges_from(("\0s", s) for s in sources)
+        g.add_edges_from((t, "\0t") for t in targets)
+        if nx.has_path(g, "\0s", "\0t"):
+            want = sorted(p[1:-1] for p in nx.all_shortest_paths(g, "\0s", "\0t"))[:3]
+            checked += 1
+        else:
+            want = []
+        assert first_shortest_paths(succ, sources, targets, 3) == want, (succ, sources, targets)
+    assert checked > 100
+
+
+def test_stats_count_the_queries_of_both_path_searches(project: Path) -> None:
+    """With ``--direction both``, a path found only backwards costs the whole forward
+    search first; ``stats.queries`` says so."""
+    from znt import api
+
+    both = api.graph("step_d", to="start", project_path=str(project))
+    forward = api.graph("step_d", to="start", direction="down", project_path=str(project))
+    backward = api.graph("start", to="step_d", direction="down", project_path=str(project))
+    assert both["direction_used"] == "up" and not forward["found"] and backward["found"]
+    assert both["paths"] == backward["paths"]
+    assert both["stats"]["queries"] == forward["stats"]["queries"] + backward["stats"]["queries"]
+    assert both["stats"]["levels"] == backward["stats"]["levels"]

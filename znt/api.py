@@ -13,11 +13,14 @@ import fcntl
 import json
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.errors import IndexStale, NotFound, UsageError
 from znt.index import manifest as manifest_mod
 from znt.project import Project, find_root, resolve_project
+
+if TYPE_CHECKING:
+    from znt.index.embed import TextKind
 
 SCHEMA_VERSION = 1
 
@@ -524,6 +527,17 @@ def search(
 
 def _query_vector(con: Any, meta: dict[str, str], query: str) -> tuple[Any, str]:
     """The query's vector from the provider the index was embedded with, or why not."""
+    vectors, why = _index_vectors(con, meta, [query], "query")
+    return (vectors[0] if vectors else None), why
+
+
+def _index_vectors(
+    con: Any, meta: dict[str, str], texts: list[str], purpose: TextKind
+) -> tuple[list[list[float]] | None, str]:
+    """Vectors for ``texts`` from the provider the index was embedded with (``purpose``
+    "query" for a search, "document" for code compared with indexed code), or why not: the
+    index has none, the configured provider differs from the index's, the provider failed,
+    or it answered with another dimension."""
     from znt.config import load_provider_config
     from znt.index.embed import ProviderError, make_embedder
     from znt.index.embed.stage import configured_name, has_embeddings
@@ -544,15 +558,14 @@ def _query_vector(con: Any, meta: dict[str, str], query: str) -> tuple[Any, str]
         embedder = make_embedder(config)
         if embedder is None:
             return None, "no embedder"
-        vector = embedder.embed([query], "query")[0]
+        vectors = [[float(x) for x in v] for v in embedder.embed(texts, purpose)]
     except ProviderError as exc:
         return None, exc.message
-    if len(vector) != int(meta.get("embed_dim") or 0):
-        return (
-            None,
-            f"the provider returned {len(vector)} dimensions, the index holds {meta.get('embed_dim')}",
-        )
-    return [float(x) for x in vector], ""
+    dim = int(meta.get("embed_dim") or 0)
+    for v in vectors:
+        if len(v) != dim:
+            return None, f"the provider returned {len(v)} dimensions, the index holds {dim}"
+    return vectors, ""
 
 
 def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
@@ -741,15 +754,10 @@ def graph(
     paths: list[list[str]] = []
     direction_used = direction
     with store.open_index(proj.index_path, read_only=True) as con:
-        indexed = tv.indexed_columns(con)
+        indexed, meta = tv.index_state(con, ("last_scan_at", "index_commit"))
         start = tv.resolve(con, from_, proj.root, what="FROM", indexed=indexed)
         target = (
             tv.resolve(con, to, proj.root, what="TO", indexed=indexed) if to is not None else None
-        )
-        meta = dict(
-            con.execute(
-                "SELECT key, value FROM meta WHERE key IN ('last_scan_at', 'index_commit')"
-            ).fetchall()
         )
         if target is None:
             walk = tv.neighbourhood(
@@ -775,6 +783,8 @@ def graph(
                     back = tv.shortest_paths(
                         con, target.ids, start.ids, kinds=kinds, indexed=indexed
                     )
+                    # stats.queries counts both searches: the forward one ran in full.
+                    spent = search.walk.queries + back.walk.queries
                     if back.paths:
                         search, direction_used = back, "up"
                         warnings.append(
@@ -782,6 +792,7 @@ def graph(
                             f"{target.label} reaches {start.label}, shown in call order "
                             "(use --direction down to ask only for FROM -> TO)"
                         )
+                    search.walk.queries = spent
             walk, paths, limit_hit = search.walk, search.paths, search.limit_hit
             details = tv.node_details(con, walk.distance)
             # The path's far end is where unbound calls could hide a shorter path.
@@ -991,7 +1002,7 @@ def similar(
             assert language is not None
             facts = sim.parse_snippet(snippet, language, kinds)
             ref = sim.snippet_reference(facts, snippet)
-            vectors, why = _similar_vectors(con, meta, facts.texts)
+            vectors, why = _index_vectors(con, meta, facts.texts, "document")
             ref.vectors = vectors
             if vectors is None:
                 warnings.append(
@@ -1066,36 +1077,6 @@ def _similar_no_vector_reason(con: Any, meta: dict[str, str], ref: Any) -> str:
     if not meta.get("embed_model") or not has_embeddings(con):
         return "the index has no embeddings (bm25 provider or `znt scan --no-embed`)"
     return f"{ref.label} has no stored vector ({ref.type or 'its type'} symbols are not embedded)"
-
-
-def _similar_vectors(con: Any, meta: dict[str, str], texts: list[str]) -> tuple[Any, str]:
-    """Vectors for a snippet's texts from the provider the index was embedded with (as
-    ``_query_vector`` does for a query, but embedded as documents, like indexed code)."""
-    from znt.config import load_provider_config
-    from znt.index.embed import ProviderError, make_embedder
-    from znt.index.embed.stage import configured_name, has_embeddings
-
-    if not meta.get("embed_model") or not has_embeddings(con):
-        return None, "the index has no embeddings (bm25 provider or `znt scan --no-embed`)"
-    config = load_provider_config()
-    if config.mode == "bm25":
-        return None, "the configured provider is bm25"
-    if configured_name(config) != meta["embed_model"]:
-        return None, (
-            f"the index was embedded with {meta['embed_model']}, the configured provider is "
-            f"{configured_name(config)}; run `znt scan` to re-embed"
-        )
-    try:
-        embedder = make_embedder(config)
-        if embedder is None:
-            return None, "no embedder"
-        vectors = [[float(x) for x in v] for v in embedder.embed(texts, "document")]
-    except ProviderError as exc:
-        return None, exc.message
-    dim = int(meta.get("embed_dim") or 0)
-    if any(len(v) != dim for v in vectors):
-        return None, f"the provider returned vectors of another size than the index's {dim}"
-    return vectors, ""
 
 
 # -- check ---------------------------------------------------------------------------------

@@ -3,9 +3,9 @@
 A neighbourhood or a call path only ever touches the nodes it reaches, so the walk pulls
 edges out of DuckDB one BFS level at a time: one query per level, with the frontier as a
 parameter list. Paths are searched from both ends at once (the smaller frontier grows
-first), and networkx (imported only for paths) picks the shortest ones out of the few
-edges loaded. Nothing here prints or renders; ``znt.api.graph`` turns a walk into the
-result document.
+first), and the shortest ones are picked out of the few edges loaded, in plain Python:
+importing networkx would cost a one-shot ``znt graph --to`` more than DuckDB's own import.
+Nothing here prints or renders; ``znt.api.graph`` turns a walk into the result document.
 
 Completeness is counted on the way: calls that left the walk for an ``ext::`` node
 (unresolved, local-variable, or library calls), ``self``/``this`` calls a subclass may
@@ -123,9 +123,10 @@ def resolve(
         raise NotFound(f"external node not found in the index: {text}", query=text, suggestions=[])
     forms = _path_forms(text, root) if ("/" in text or os.sep in text or "." in text) else []
     if forms and "::" not in text:
-        row = con.execute(
-            "SELECT path FROM files WHERE path IN (SELECT unnest(?)) LIMIT 1", [forms]
-        ).fetchone()
+        # A few constants, not a list parameter: ``IN (SELECT unnest(?))`` plans a semi-join
+        # that costs a few times more than the comparisons on this small table.
+        cond, params = _in("path", forms)
+        row = con.execute(f"SELECT path FROM files WHERE {cond} LIMIT 1", params).fetchone()
         if row:
             ids = [
                 r[0]
@@ -265,18 +266,12 @@ def _in(column: str, values: Sequence[str]) -> tuple[str, list[Any]]:
     return f"{column} IN ({', '.join('?' * len(values))})", list(values)
 
 
-def indexed_columns(con: Any) -> frozenset[str]:
-    """``table.column`` of every single-column index. DuckDB uses an index only for an
-    equality or IN-list filter standing alone, so queries are shaped by what exists: with
-    an index, one lookup per column (UNION ALL) and the other filters applied in Python;
-    without one, a single scan with every filter."""
-    try:
-        rows = con.execute(
-            "SELECT table_name, expressions FROM duckdb_indexes() "
-            "WHERE database_name = current_database()"
-        ).fetchall()
-    except Exception:
-        return frozenset()
+_INDEXES_SQL = (
+    "SELECT table_name, expressions FROM duckdb_indexes() WHERE database_name = current_database()"
+)
+
+
+def _index_columns(rows: Iterable[Sequence[Any]]) -> frozenset[str]:
     out = set()
     for table, exprs in rows:
         items = exprs if isinstance(exprs, list | tuple) else str(exprs).strip("[]").split(",")
@@ -284,6 +279,36 @@ def indexed_columns(con: Any) -> frozenset[str]:
             column = str(items[0]).strip(_QUOTES)
             out.add(f"{table}.{column}")
     return frozenset(out)
+
+
+def indexed_columns(con: Any) -> frozenset[str]:
+    """``table.column`` of every single-column index. DuckDB uses an index only for an
+    equality or IN-list filter standing alone, so queries are shaped by what exists: with
+    an index, one lookup per column (UNION ALL) and the other filters applied in Python;
+    without one, a single scan with every filter."""
+    try:
+        rows = con.execute(_INDEXES_SQL).fetchall()
+    except Exception:
+        return frozenset()
+    return _index_columns(rows)
+
+
+def index_state(con: Any, meta_keys: Sequence[str]) -> tuple[frozenset[str], dict[str, str]]:
+    """``indexed_columns`` and the ``meta`` values of ``meta_keys``, in one statement: on an
+    index attached for one call, every statement carries a fixed cost of about a
+    millisecond, so a graph question saves the round trips it can."""
+    keys, params = _in("key", meta_keys)
+    meta_sql = f"SELECT key, value FROM meta WHERE {keys}"
+    try:
+        rows = con.execute(
+            f"SELECT 'index', table_name, CAST(expressions AS VARCHAR) FROM ({_INDEXES_SQL}) "
+            f"UNION ALL SELECT 'meta', key, value FROM ({meta_sql})",
+            params,
+        ).fetchall()
+    except Exception:
+        return indexed_columns(con), dict(con.execute(meta_sql, params).fetchall())
+    meta = {k: v for tag, k, v in rows if tag == "meta"}
+    return _index_columns((t, e) for tag, t, e in rows if tag == "index"), meta
 
 
 def _load(
@@ -398,9 +423,7 @@ def shortest_paths(
 
     Every edge of every shortest path is loaded: a node at position i of a path of length
     L = a + b (a forward levels, b backward) was either expanded forward (i < a) or its
-    successor was expanded backward, so networkx over the loaded edges finds them all."""
-    import networkx as nx
-
+    successor was expanded backward, so the loaded edges hold them all."""
     walk = Walk()
     fdist = {s: 0 for s in dict.fromkeys(sources)}
     bdist = {t: 0 for t in dict.fromkeys(targets)}
@@ -408,7 +431,7 @@ def shortest_paths(
     bfront = list(bdist)
     flevel = blevel = 0
     limit_hit = False
-    graph = nx.DiGraph()
+    succ: dict[str, set[str]] = {}
     while not (fdist.keys() & bdist.keys()):
         if not ffront or not bfront:
             break
@@ -439,7 +462,7 @@ def shortest_paths(
             elif src not in bdist:
                 bdist[src] = blevel
                 new.append(src)
-            graph.add_edge(src, dst)
+            succ.setdefault(src, set()).add(dst)
         if forward:
             ffront = [n for n in new if not is_external(n)]
         else:
@@ -448,25 +471,60 @@ def shortest_paths(
     paths: list[list[str]] = []
     length = None
     if fdist.keys() & bdist.keys():
-        source, sink = ("\0source", "\0sink")
-        graph.add_edges_from((source, s) for s in fdist if fdist[s] == 0)
-        graph.add_edges_from((t, sink) for t in bdist if bdist[t] == 0)
-        found = []
-        for p in nx.all_shortest_paths(graph, source, sink):
-            found.append(p[1:-1])
-            if len(found) >= 50:
-                break
-        found.sort()
-        for p in found:
-            if p not in paths:
-                paths.append(p)
-            if len(paths) >= MAX_PATHS:
-                break
+        paths = first_shortest_paths(
+            succ,
+            [n for n, d in fdist.items() if d == 0],
+            {n for n, d in bdist.items() if d == 0},
+            MAX_PATHS,
+        )
         length = len(paths[0]) - 1 if paths else None
     for p in paths:
         for i, n in enumerate(p):
             walk.distance.setdefault(n, i)
     return PathSearch(walk, paths, length, limit_hit, len(fdist))
+
+
+def first_shortest_paths(
+    succ: dict[str, set[str]], sources: Iterable[str], targets: set[str], limit: int
+) -> list[list[str]]:
+    """The ``limit`` smallest (comparing node ids in order) of the shortest paths from any
+    source to any target over the edges ``succ``.
+
+    A BFS backwards from the targets gives every node's distance to the nearest one; the
+    shortest paths are then exactly the walks from the nearest sources along edges that
+    each bring the distance down by one. Walking them depth-first with successors in id
+    order yields them smallest first, so the first ``limit`` are the answer and no more are
+    enumerated (there can be exponentially many)."""
+    pred: dict[str, list[str]] = {}
+    for u, vs in succ.items():
+        for v in vs:
+            pred.setdefault(v, []).append(u)
+    togo = dict.fromkeys(targets, 0)
+    level = list(targets)
+    while level:
+        nxt = []
+        for v in level:
+            for u in pred.get(v, ()):
+                if u not in togo:
+                    togo[u] = togo[v] + 1
+                    nxt.append(u)
+        level = nxt
+    starts = [s for s in dict.fromkeys(sources) if s in togo]
+    if not starts:
+        return []
+    best = min(togo[s] for s in starts)
+    out: list[list[str]] = []
+    # Depth-first, smallest id first: a stack of (node, path so far), pushed in reverse order.
+    stack = [(s, [s]) for s in sorted((s for s in starts if togo[s] == best), reverse=True)]
+    while stack and len(out) < limit:
+        node, path = stack.pop()
+        left = togo[node]
+        if left == 0:
+            out.append(path)
+            continue
+        nexts = sorted((v for v in succ.get(node, ()) if togo.get(v) == left - 1), reverse=True)
+        stack.extend((v, [*path, v]) for v in nexts)
+    return out
 
 
 # -- details and completeness ----------------------------------------------------------------
