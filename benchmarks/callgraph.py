@@ -13,6 +13,16 @@ repository; see /work/shared/eval/README.md §3):
 * ``jcg``: the Python cases of JCG (``jcg_testcases/src/main/resources/python/*.md``): code
   listings plus ``directLinks`` that a sound call graph must contain. They are not a
   complete graph, so only their recall is scored (extra edges are counted, not judged).
+* ``jelly``: Jelly's JavaScript micro tests (``cs-au-dk/jelly`` ``tests/micro/``; give the
+  folder that holds ``tests/micro`` or that folder itself). Each ``<case>.json`` with a
+  ``fun2fun`` list is a call graph recorded at run time: ``files`` (paths relative to
+  ``tests/micro``), ``functions`` as ``file:line:col:endLine:endCol`` (1-based, end
+  exclusive; a file's own code is the function spanning the whole file) and ``fun2fun``
+  pairs of indices into ``functions``. znt's symbols are matched to those spans by their
+  byte offsets (end, then start); a call from code Jelly has no function for counts for the
+  nearest enclosing one. The graph is dynamic: it holds only the calls one run made, so
+  recall is against what really happened and precision is a lower bound (a call the run did
+  not make is counted false).
 
 Every case is copied to a temporary folder and scanned in-process with ``znt.api.scan``. znt's
 ``call`` edges are mapped to dotted names: a symbol is ``<module name>.<qualified name>``
@@ -28,6 +38,7 @@ defined in the case's own files.
     python benchmarks/callgraph.py pycg-micro /work/bench/callgraph/micro-benchmark/snippets
     python benchmarks/callgraph.py pycg-macro /work/bench/callgraph/macro --show-errors
     python benchmarks/callgraph.py jcg /work/bench/callgraph/jcg/.../python --out x.md
+    python benchmarks/callgraph.py jelly /work/bench/callgraph/jelly/tests/micro
 """
 
 from __future__ import annotations
@@ -54,6 +65,7 @@ ANCHORS = {
     "pycg-macro": "average of 5 projects, precision / recall: PyCG 0.992 / 0.699, "
     "Pyan 0.744 / 0.206, Depends 0.987 / 0.144; a name-based resolver (code2flow) ≈ 0.87 / 0.15",
     "jcg": "JCG scores soundness: the share of directLinks found",
+    "jelly": "Jelly's expected graphs are dynamic (one run): precision is a lower bound",
 }
 
 # pycg-macro: project -> (package root inside the project, file filter), as in PyCG's
@@ -76,6 +88,9 @@ class Case:
     complete: bool = True  # False: the expected edges are a subset to find (JCG)
     # JCG names symbols by short name and line; filled in by the jcg loader.
     jcg_prefix: str = ""
+    # Jelly: the case's files in its index order and its function spans.
+    jelly_files: list[str] = field(default_factory=list)
+    jelly_functions: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -166,7 +181,50 @@ def load_jcg(path: Path) -> list[Case]:
     return cases
 
 
-LOADERS = {"pycg-micro": load_pycg_micro, "pycg-macro": load_pycg_macro, "jcg": load_jcg}
+def _jelly_category(stem: str) -> str:
+    """``classes2`` -> ``classes``, ``client5`` -> ``client``: numbered variants of one topic."""
+    return re.sub(r"\d+[a-z]?$", "", stem) or stem
+
+
+def load_jelly(path: Path) -> list[Case]:
+    root = path / "tests" / "micro" if (path / "tests" / "micro").is_dir() else path
+    cases = []
+    for spec_path in sorted(root.glob("*.json")):
+        try:
+            spec = json.loads(spec_path.read_text(encoding="utf-8"))
+        except ValueError:
+            continue
+        if not isinstance(spec, dict) or "fun2fun" not in spec or "functions" not in spec:
+            continue
+        names = spec.get("files")
+        if not isinstance(names, list) or not all((root / n).is_file() for n in names):
+            continue  # e.g. files named as ``package@version:file``
+        files = {n: (root / n).read_bytes() for n in names}
+        functions = list(spec["functions"])
+        expected = {
+            (functions[a], functions[b])
+            for a, b in spec["fun2fun"]
+            if a < len(functions) and b < len(functions)
+        }
+        cases.append(
+            Case(
+                _jelly_category(spec_path.stem),
+                spec_path.stem,
+                files,
+                expected,
+                jelly_files=list(names),
+                jelly_functions=functions,
+            )
+        )
+    return cases
+
+
+LOADERS = {
+    "pycg-micro": load_pycg_micro,
+    "pycg-macro": load_pycg_macro,
+    "jcg": load_jcg,
+    "jelly": load_jelly,
+}
 
 
 # -- running znt -----------------------------------------------------------------------
@@ -180,6 +238,7 @@ class Graph:
     # id -> file, qualified name, type, name, line, parent id
     symbols: dict[str, tuple[str, str, str, str, int, str | None]]
     modules: dict[str, str]  # file -> module name
+    spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # id -> start, end byte
 
 
 def scan_case(case: Case, tmp: Path) -> Graph:
@@ -208,9 +267,13 @@ def scan_case(case: Case, tmp: Path) -> Graph:
             ).fetchall()
         }
         modules = dict(con.execute("SELECT path, module_name FROM files").fetchall())
+        spans = {
+            row[0]: (row[1], row[2])
+            for row in con.execute("SELECT id, start_byte, end_byte FROM symbols").fetchall()
+        }
     finally:
         con.close()
-    return Graph(edges, symbols, modules)
+    return Graph(edges, symbols, modules, spans)
 
 
 def dotted(graph: Graph, node: str, resolution: str | None, *, as_target: bool) -> str | None:
@@ -272,6 +335,63 @@ def jcg_edges(graph: Graph, case: Case) -> set[Edge]:
     return out
 
 
+def _offset(line_starts: list[int], line: int, col: int) -> int:
+    return line_starts[min(line, len(line_starts)) - 1] + col - 1
+
+
+def jelly_edges(graph: Graph, case: Case) -> set[Edge]:
+    """znt's edges named by Jelly's function spans (see the module docstring)."""
+    by_span: dict[str, str] = {}  # znt node id -> Jelly span
+    fallback: list[tuple[str, list[str]]] = []
+    for span in case.jelly_functions:
+        fi, line, col, end_line, end_col = (int(x) for x in span.split(":"))
+        rel = case.jelly_files[fi]
+        data = case.files[rel]
+        if line == 1 and col == 1 and end_line >= data.count(b"\n"):
+            by_span.setdefault(rel, span)  # the file's own code
+            continue
+        starts = [0] + [i + 1 for i, b in enumerate(data) if b == 0x0A]
+        start, end = _offset(starts, line, col), _offset(starts, end_line, end_col)
+        same_end = [
+            node
+            for node, (s, e) in graph.spans.items()
+            if graph.symbols[node][0] == rel and e == end and s <= start
+        ]
+        exact = [n for n in same_end if graph.spans[n][0] == start]
+        if exact:
+            by_span.setdefault(exact[0], span)
+        elif same_end:
+            # ``const f = function () {}``: the declaration ends where the function does.
+            fallback.append((span, sorted(same_end, key=lambda n: -graph.spans[n][0])))
+    for span, nodes in fallback:  # after every exact match, so none is taken twice
+        free = [n for n in nodes if n not in by_span]
+        if free:
+            by_span[free[0]] = span
+    # Jelly's function for a class is its constructor: ``constructor`` calls count for it.
+    for node, sym in graph.symbols.items():
+        if sym[3] == "constructor" and sym[5] in by_span:
+            by_span.setdefault(node, by_span[sym[5]])
+
+    def caller(node: str | None) -> str | None:
+        while node is not None:
+            if node in by_span:
+                return by_span[node]
+            sym = graph.symbols.get(node)
+            if sym is None:
+                return None
+            # The nearest enclosing symbol, then the file's own code.
+            node = sym[5] if sym[5] is not None else (sym[0] if node != sym[0] else None)
+        return None
+
+    out = set()
+    for src, dst, _res in graph.edges:
+        a = caller(src)
+        b = by_span.get(dst)
+        if a is not None and b is not None:
+            out.add((a, b))
+    return out
+
+
 def internal_only(edges: set[Edge], graph_names: set[str]) -> set[Edge]:
     return {(a, b) for a, b in edges if a in graph_names and b in graph_names}
 
@@ -282,6 +402,9 @@ def evaluate(suite: str, cases: list[Case], *, internal: bool, tmp: Path) -> lis
         graph = scan_case(case, tmp)
         if suite == "jcg":
             found = jcg_edges(graph, case)
+            expected = case.expected
+        elif suite == "jelly":
+            found = jelly_edges(graph, case)
             expected = case.expected
         else:
             found = pycg_edges(graph)

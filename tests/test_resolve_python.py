@@ -190,3 +190,121 @@ def test_incremental_rescan_follows_a_base_class_in_another_module(tmp_path):
     shutil.copytree(work, clean, ignore=shutil.ignore_patterns(".znt"))
     api.scan(str(clean))
     assert _edges(work) == _edges(clean)
+
+
+F = "shop/flow.py"
+
+
+def test_calls_of_what_a_call_returns(root):
+    # pick()(1): pick returns double; maker()(): maker returns its nested made.
+    got = calls(root, f"{F}::chained")
+    assert got[f"{F}::double"] == ("assigned", 0.8)
+    assert got[f"{F}::maker.made"] == ("assigned", 0.8)
+    # The returned function is called, not a same-named or sibling one.
+    assert f"{F}::triple" not in got
+    assert project_calls(root, f"{F}::chained") == {
+        f"{F}::pick",
+        f"{F}::double",
+        f"{F}::maker",
+        f"{F}::maker.made",
+    }
+
+
+def test_decorated_names_hold_what_the_decorator_returns(root):
+    got = calls(root, f"{F}::use_decorated")
+    # @wrap returns wrapper: calling wrapped() runs wrap.wrapper, which calls wrapped.
+    assert got[f"{F}::wrap.wrapper"] == ("assigned", 0.8)
+    assert f"{F}::wrapped" not in got
+    assert project_calls(root, f"{F}::wrap.wrapper") == {f"{F}::wrapped"}
+    # @passthrough returns its parameter: plain() is plain, never the other function it
+    # decorates (built, through @make_deco() -> passthrough).
+    assert got[f"{F}::plain"] == ("assigned", 0.8)
+    assert got[f"{F}::built"] == ("assigned", 0.8)
+    # @make_deco() applies what make_deco() returns (passthrough), and @wrap wrap.
+    module = calls(root, F)
+    assert module[f"{F}::make_deco"][0] == "same_scope"
+    assert {f"{F}::passthrough", f"{F}::wrap"} <= set(module)
+    assert f"{F}::wrap.wrapper" not in module  # applying @wrap does not call wrapper
+
+
+def test_stacked_decorators_wrap_each_other(tmp_path):
+    project = tmp_path / "stack"
+    project.mkdir()
+    (project / "m.py").write_text(
+        "def outer(f):\n    def inner():\n        return f()\n    return inner\n\n"
+        "def lower(f):\n    def inner():\n        return f()\n    return inner\n\n"
+        "@outer\n@lower\ndef job():\n    pass\n\n"
+        "job()\n"
+    )
+    api.scan(str(project))
+    assert project_calls(project, "m.py::outer.inner") == {"m.py::lower.inner"}
+    assert project_calls(project, "m.py::lower.inner") == {"m.py::job"}
+    assert "m.py::job" not in calls(project, "m.py")
+    assert calls(project, "m.py")["m.py::outer.inner"] == ("assigned", 0.8)
+
+
+def test_items_of_a_literal_container_by_a_variable_key_are_candidates(root):
+    got = calls(root, f"{F}::dispatch")  # HANDLERS[key](1)
+    assert got[f"{F}::double"] == ("ambiguous", 0.5)
+    assert got[f"{F}::triple"] == ("ambiguous", 0.5)
+    # A literal key names one item only.
+    assert project_calls(root, f"{F}::literal_key") == {f"{F}::double"}
+
+
+def test_builtins_that_call_their_function_arguments(root):
+    # map(double, xs) and sorted(xs, key=triple) call them.
+    assert project_calls(root, f"{F}::mapped") == {f"{F}::double", f"{F}::triple"}
+    # print(triple) and sorted(..., reverse=double) do not; nor a local named map.
+    assert project_calls(root, f"{F}::shown") == set()
+    assert project_calls(root, f"{F}::shadowed") == set()
+
+
+def test_default_parameter_values_are_bound(root):
+    assert calls(root, f"{F}::defaults")[f"{F}::triple"] == ("assigned", 0.8)
+    assert f"{F}::double" not in calls(root, f"{F}::defaults")
+
+
+def test_items_of_nested_and_returned_literal_containers(root):
+    # got = table() returns a dict literal: got["x"] is its "x" item, not "y".
+    assert project_calls(root, f"{F}::through_return") == {f"{F}::table", f"{F}::double"}
+    # NESTED[0][0] is the inner list's item, never the outer list's other one.
+    assert project_calls(root, f"{F}::nested_item") == {f"{F}::double"}
+
+
+C = "shop/consumer.py"
+
+
+def test_what_an_imported_function_returns(root):
+    got = calls(root, f"{C}::use_returned")
+    assert got[f"{F}::double"] == ("assigned", 0.8)  # fn = pick(); fn()
+    assert got[f"{F}::maker.made"] == ("assigned", 0.8)  # made = maker(); made()
+    assert f"{F}::triple" not in got
+    # What an outside function returns is unknown: unresolved, never a project symbol.
+    assert calls(root, f"{C}::use_outside")["ext::getcwd()"] == ("unresolved", 0.0)
+    assert project_calls(root, f"{C}::use_outside") == set()
+
+
+def test_decorators_of_other_modules_keep_the_function(root):
+    # @lru_cache (outside) and @passthrough (another module): what they return is not
+    # known here, so the name still calls the function itself, never an unknown result.
+    got = calls(root, f"{C}::use_decorated_elsewhere")
+    assert got[f"{C}::cached"] == ("same_scope", 1.0)
+    assert got[f"{C}::passed"] == ("same_scope", 1.0)
+    assert "ext::lru_cache()" not in got and "ext::passthrough()" not in got
+
+
+def test_incremental_rescan_follows_a_changed_return(tmp_path):
+    work = tmp_path / "work"
+    shutil.copytree(FIXTURES / NAME, work)
+    api.scan(str(work))
+    flow = work / F
+    flow.write_text(
+        flow.read_text().replace("def pick():\n    return double", "def pick():\n    return triple")
+    )
+    api.scan(str(work))
+    got = calls(work, f"{C}::use_returned")
+    assert f"{F}::triple" in got and f"{F}::double" not in got
+    clean = tmp_path / "clean"
+    shutil.copytree(work, clean, ignore=shutil.ignore_patterns(".znt"))
+    api.scan(str(clean))
+    assert _edges(work) == _edges(clean)

@@ -288,6 +288,11 @@ def _close_paths(rel: str, paths: list[str], n: int = 5) -> list[str]:
 # -- stats -------------------------------------------------------------------------------
 
 
+def _count(con: Any, sql: str) -> int:
+    row = con.execute(sql).fetchone()
+    return int(row[0]) if row else 0
+
+
 def stats(*, project_path: str | None = None) -> dict[str, Any]:
     """Counts by type, kind, language, edge kind and resolution; index size on disk."""
     from znt.index import store
@@ -345,7 +350,8 @@ def stats(*, project_path: str | None = None) -> dict[str, Any]:
                 ),
             },
             "references": {
-                "total": int((con.execute("SELECT count(*) FROM refs").fetchone() or [0])[0]),
+                # "returns" rows are facts for the resolver, not references in the code.
+                "total": _count(con, "SELECT count(*) FROM refs WHERE kind <> 'returns'"),
             },
         }
     size = 0

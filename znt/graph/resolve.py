@@ -23,6 +23,10 @@ Resolution rules and their confidence (docs/languages.md, "Call resolution"):
   method resolution order (C3), from a ``self`` call, a ``super()`` call or ``Cls.m``
   (0.9 / 0.9 / 1.0).
 * ``constructor`` - also: a call of a class calls its ``__init__`` (found through the bases).
+* ``assigned`` also: what an imported function returns (``a = f(); a()``), read from the
+  ``returns`` rows of ``f``'s file (refs of kind ``returns``, never edges themselves: the
+  functions each function returns, resolved in its own file); an outside or unknown
+  function's result is an unresolved ``ext::f()``.
 * ``ambiguous`` - one of several values a name is bound to (0.5): every candidate is kept,
   none is guessed.
 * ``unresolved`` / ``local`` - anything else: an external node with the name as written,
@@ -65,6 +69,8 @@ _MEMBER_HINTS = ("member", "self", "super", "member?", "self?", "super?")
 # A call through an import to outside the project is ``external``, except a method of an
 # instance of an outside class (``s = socket.socket(); s.bind()``): its type is inferred.
 _NOT_MEMBER = "(r.resolution IS NULL OR r.resolution IN ('assigned', 'assigned?'))"
+# What an outside (or unknown) function returns is not known: unresolved, named ``f()``.
+_RETURNS = "r.resolution IN ('returns', 'returns?')"
 _HINT_RESOLUTION = {"member": "assigned", "self": "self_method", "super": "super", "": "inherited"}
 
 
@@ -269,7 +275,8 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
 
     con.execute(
         "CREATE OR REPLACE TEMP TABLE scoped_refs AS "
-        "SELECT r.*, r.rowid AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file"
+        "SELECT r.*, r.rowid AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file "
+        "WHERE r.kind <> 'returns'"
     )
 
     # References resolved inside their file.
@@ -318,6 +325,33 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         JOIN symbols s ON s.file = w.tfile AND s.qualified_name = w.qname
         WHERE s.type IN ('function', 'declaration', 'member')
         QUALIFY row_number() OVER (PARTITION BY w.rid ORDER BY s.id) = 1
+        """
+    )
+    # What an imported function returns (``a = func(); a()``): the functions its file's
+    # ``returns`` rows name; several of them are each a candidate.
+    con.execute(
+        """
+        INSERT INTO ref_targets
+        WITH wanted AS (
+            SELECT ri.rid, t.target AS tfile, ri.hint,
+                   CASE WHEN t.member IS NULL THEN ri.rest
+                        WHEN ri.rest IS NULL THEN t.member
+                        ELSE t.member || '.' || ri.rest END AS qname
+            FROM ref_imports ri
+            JOIN import_targets t ON t.file = ri.file AND t.local = ri.local
+            WHERE ri.hint IN ('returns', 'returns?')
+        ),
+        fn AS (
+            SELECT w.rid, w.hint, min(s.id) AS id
+            FROM wanted w
+            JOIN symbols s ON s.file = w.tfile AND s.qualified_name = w.qname
+            WHERE s.type = 'function'
+            GROUP BY w.rid, w.hint
+        )
+        SELECT fn.rid, r.target,
+               CASE WHEN fn.hint = 'returns?' OR count(*) OVER (PARTITION BY fn.rid) > 1
+                    THEN 'ambiguous' ELSE 'assigned' END
+        FROM fn JOIN refs r ON r.src = fn.id AND r.kind = 'returns' AND r.target IS NOT NULL
         """
     )
     # Languages with packages (Go, Java, Kotlin): a name defined at the top level of exactly
@@ -427,14 +461,17 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         f"""
         INSERT INTO new_edges
         SELECT r.src,
-               'ext::' || CASE WHEN ri.internal = false
+               'ext::' || CASE WHEN {_RETURNS} THEN r.expr || '()'
+                               WHEN ri.internal = false
                                THEN concat_ws('.', ri.module, ri.name, ri.rest)
                                ELSE r.expr END,
                {_EDGE_KIND},
-               CASE WHEN ri.internal = false AND {_NOT_MEMBER} THEN {conf["external"]}
+               CASE WHEN {_RETURNS} THEN 0.0
+                    WHEN ri.internal = false AND {_NOT_MEMBER} THEN {conf["external"]}
                     WHEN ri.internal = false THEN {conf["assigned"]}
                     ELSE 0.0 END,
-               CASE WHEN ri.internal = false AND {_NOT_MEMBER} THEN 'external'
+               CASE WHEN {_RETURNS} THEN 'unresolved'
+                    WHEN ri.internal = false AND {_NOT_MEMBER} THEN 'external'
                     WHEN ri.internal = false THEN 'assigned'
                     WHEN r.resolution = 'local' THEN 'local'
                     ELSE 'unresolved' END,

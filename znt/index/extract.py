@@ -32,7 +32,7 @@ captures; this module gives those captures meaning:
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from znt.index.canonical import canonical_type, refine_kind
@@ -137,10 +137,16 @@ class _Value:
     expr: str  # normalised expression the name is bound to
     instance: bool  # the result of calling ``expr`` (else the name is ``expr`` itself)
     where: Any = field(default=None, compare=False)  # the scope it was bound in (_Def|None)
+    # A decorated name (``@dec def f``): what ``dec`` is applied to, so a decorator that
+    # returns its own parameter gives back that function, not every function it decorates.
+    arg: Any = field(default=None, compare=False)  # _Value | None
+    decorator: bool = field(default=False, compare=False)  # ``arg`` was set (see above)
 
 
 # The name under which a function's returned values are bound in its scope.
 RETURN = "()"
+# The hint (and ``refs.kind``) for what a function of another file returns.
+RETURNS = "returns"
 
 
 def normalize_expr(text: str) -> str:
@@ -190,6 +196,8 @@ class Extractor:
             self.query.capture_name(i) == "binding" for i in range(self.query.capture_count)
         )
         self._bindings: dict[tuple[str, str], list[_Value]] = {}
+        # (scope key, container name) -> the values of its literal items (``d["a"]``, ...)
+        self._items: dict[tuple[str, str], list[_Value]] = {}
         self._symbols: dict[str, _Def] = {}
         self._by_id: dict[str, _Def] = {}
         self._imported: set[str] = set()
@@ -279,6 +287,7 @@ class Extractor:
         self._name(path, ordered)
         self._assign_locals(ordered, locals_)
         self._bindings = self._scope_bindings(ordered, bindings)
+        self._items = _container_items(self._bindings)
         symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}
         self._symbols = symbols_by_qname
         self._by_id = {d.id: d for d in ordered if not d.scope_only}
@@ -394,6 +403,8 @@ class Extractor:
             else:
                 continue  # a class body: class attributes are not bare names in methods
             value.where = d
+            if value.arg is not None:
+                value.arg.where = d
             values = out.setdefault((key, name), [])
             if value not in values:
                 values.append(value)
@@ -424,10 +435,12 @@ class Extractor:
         if call_at >= 0:
             # The result of a call: ``Cls().m``, ``make().m``, ``factory()()``.
             inner = ".".join([*parts[:call_at], parts[call_at][:-2]])
-            if not _SIMPLE.match(inner):
+            if not _SIMPLE.match(inner.replace("()", "")):
                 return [(expr, None)]
             out: list[tuple[str, str | None]] = []
             for callee, hint in self._rewrite(inner, scope, symbols, depth + 1):
+                if hint is not None and hint.rstrip("?") == RETURNS:
+                    continue  # what another file's function returns: not followed further
                 if hint is None or hint.rstrip("?") not in MEMBER_HINTS:
                     value = _Value(callee, True, scope)
                     out.extend(self._apply([value], parts[call_at + 1 :], scope, depth))
@@ -448,13 +461,65 @@ class Extractor:
                 return [(f"{cls}.{parts[1]}", "self")]
             return [(expr, None)]
         s = _code_scope(scope)
+        m = _VARIABLE_INDEX.match(head)
         while True:
-            values = self._bindings.get((s.id if s is not None else "", head))
+            key = s.id if s is not None else ""
+            values = self._bindings.get((key, head))
+            if not values and m is not None:
+                # ``d[k]()`` with ``k`` not a literal: any item of the literal container
+                # ``d`` may be called, each one a candidate (never a guess).
+                values = self._items.get((key, m.group(1)))
+                if values:
+                    out = self._apply(values, parts[1:], scope, depth)
+                    return [(e, (h or "assigned").rstrip("?") + "?") for e, h in out] or [
+                        (expr, None)
+                    ]
             if values:
                 return self._apply(values, parts[1:], scope, depth) or [(expr, None)]
-            if s is None or head in s.locals:
+            base = _ITEM_BASE.match(head)
+            if base is not None and (key, base.group(1)) in self._bindings:
+                # ``c["a"]()`` where ``c`` holds another container (``c = d``, ``c = f()``
+                # returning ``d``): the item of that one.
+                out = self._through_container(
+                    self._bindings[(key, base.group(1))], head[base.end(1) :], parts[1:], depth
+                )
+                return out or [(expr, None)]
+            if s is None or head in s.locals or (m is not None and m.group(1) in s.locals):
                 return [(expr, None)]
             s = _code_scope(s.parent)
+
+    def _through_container(
+        self, values: list[_Value], index: str, rest: list[str], depth: int
+    ) -> list[tuple[str, str | None]]:
+        """``name[index].rest`` where ``name`` holds each of ``values``: the same item of the
+        container a value names, or of the one a function of this file returns."""
+        named: list[_Value] = []
+        for v in values:
+            if not v.instance:
+                named.append(v)
+                continue
+            for d in self._local_defs(v.expr, v.where, depth + 1) if depth < 4 else []:
+                if d.type == "function":
+                    named.extend(
+                        r for r in self._bindings.get((d.id, RETURN), []) if not r.instance
+                    )
+        out: list[tuple[str, str | None]] = []
+        for v in named:
+            item = ".".join([f"{v.expr}{index}", *rest])
+            got = self._rewrite(item, v.where, self._symbols, depth + 1)
+            if got != [(item, None)]:
+                out.extend(got)
+        return _mark_ambiguous(out)
+
+    def _returned_param(self, v: _Value, depth: int) -> list[_Value]:
+        """The returned values of decorator ``v`` that are its own first parameter."""
+        out: list[_Value] = []
+        for d in self._local_defs(v.expr, v.where, depth) if depth < 4 else []:
+            if d.type == "function":
+                params = _parameters(d.node)[:1]
+                returned = self._bindings.get((d.id, RETURN), [])
+                out.extend(r for r in returned if not r.instance and r.expr in params)
+        return out
 
     def _local_def(self, expr: str, where: _Def | None) -> _Def | None:
         """The definition of this file that ``expr`` names from ``where``, if any."""
@@ -485,18 +550,35 @@ class Extractor:
         """Calls through ``name.rest`` where ``name`` holds each of ``values``."""
         out: list[tuple[str, str | None]] = []
         for v in values:
+            if v.instance and v.arg is not None:
+                # A decorated name: what a decorator of this file returns; a decorator from
+                # elsewhere is not known to replace the function, which keeps its own name.
+                got = self._apply([replace(v, arg=None, decorator=True)], rest, scope, depth)
+                got = [(e, h) for e, h in got if h is None or h.rstrip("?") != RETURNS]
+                if any(not r.instance for r in self._returned_param(v, depth)):
+                    got.extend(self._apply([v.arg], rest, scope, depth + 1))
+                out.extend(got)
+                continue
             if v.instance:
                 defs = self._local_defs(v.expr, v.where, depth) if depth < 4 else []
                 for d in defs:
                     if d.type == "function":
                         # What a function of this file returns.
                         returned = self._bindings.get((d.id, RETURN))
+                        if returned and v.decorator:
+                            # Its own parameter is what it was applied to (``v.arg``).
+                            params = _parameters(d.node)[:1]
+                            returned = [r for r in returned if r.instance or r.expr not in params]
                         if returned:
                             out.extend(self._apply(returned, rest, scope, depth + 1))
                     elif rest:
                         out.append((".".join([d.qname, *rest]), "member"))
                 if not defs and rest:  # calling an instance itself (``__call__``): left out
                     out.append((".".join([v.expr, *rest]), "member"))
+                elif not defs and v.expr.split(".")[0] in self._imported and _SIMPLE.match(v.expr):
+                    # What a function of another file returns: looked up by the resolver in
+                    # that file's ``returns`` rows.
+                    out.append((v.expr, RETURNS))
                 continue
             alias = self._local_def(v.expr, v.where)
             expr = alias.qname if alias is not None else v.expr
@@ -648,7 +730,32 @@ class Extractor:
             rows, added = self._ref_rows(path, items, scopes, symbols, imported)
             if not added:
                 break
-        return [tuple(r) for r in rows.values()]
+        out = [tuple(r) for r in rows.values()]
+        if self.flow:
+            out.extend(self._return_rows(path, ordered))
+        return out
+
+    def _return_rows(self, path: str, ordered: list[_Def]) -> list[RefRow]:
+        """``returns`` rows: the functions of this file each function returns (``return
+        helper``), so a call of what an imported function returns resolves across files."""
+        out: list[RefRow] = []
+        for d in ordered:
+            if d.type != "function" or d.scope_only:
+                continue
+            returned = self._bindings.get((d.id, RETURN))
+            if not returned:
+                continue
+            seen: set[str] = set()
+            for v in returned:
+                if v.instance:
+                    continue
+                for hit in self._local_defs(v.expr, v.where, 1):
+                    if hit.type != "function" or hit.id in seen:
+                        continue
+                    seen.add(hit.id)
+                    line = d.node.start_point[0] + 1
+                    out.append((path, d.id, "returns", hit.qname, line, 1, 1, hit.id, "assigned"))
+        return out
 
     def _ref_rows(
         self,
@@ -657,16 +764,36 @@ class Extractor:
         scopes: list[_Def | None],
         symbols: dict[str, _Def],
         imported: set[str],
-    ) -> tuple[dict[tuple[str, str, str], list[Any]], bool]:
+    ) -> tuple[dict[tuple[str, str, str, bool], list[Any]], bool]:
         added = False
         self._rw_cache = {}
-        rows: dict[tuple[str, str, str], list[Any]] = {}
+        rows: dict[tuple[str, str, str, bool], list[Any]] = {}
         for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
+            if kind == "passed":
+                # A function handed to a builtin that calls it: a call by the code around,
+                # unless the builtin's name is bound to something else here.
+                fn = _receiving_function(node)
+                if fn is None or fn in imported:
+                    continue
+                if self._resolve_local(fn, scope, symbols, imported) != (None, None):
+                    continue
+                if self._rewrite(fn, scope, symbols) != [(fn, None)]:
+                    continue
+                kind = "call"
+            calls = 0
+            if self.flow and kind != "iterate":
+                # Calling what a call returns (``factory()()``, ``f()()()``): one ``()`` per
+                # call in the chain, around the innermost callee.
+                while target.type == "call" and calls < 3:
+                    inner = target.child_by_field_name("function")
+                    if inner is None:
+                        break
+                    target, calls = inner, calls + 1
             expr = normalize_expr(_text(target))
             if not expr:
                 continue
-            if self.flow and target.type == "call" and kind != "iterate":
-                expr += "()"  # calling what a call returns: ``factory()()``
+            if calls:
+                expr += "()" * calls
             elif kind == "iterate" and target.type == "call":
                 expr += "()"  # iterating over what a call returns
             while scope is not None and scope.scope_only:
@@ -708,7 +835,9 @@ class Extractor:
             else:
                 variants = [(expr, None)]
             for callee, hint in variants:
-                key = (src_id, kind, callee)
+                # What ``f`` returns is another callee than ``f`` itself.
+                returns = hint is not None and hint.rstrip("?") == RETURNS
+                key = (src_id, kind, callee, returns)
                 row = rows.get(key)
                 if row is not None:
                     row[6] += 1
@@ -761,7 +890,7 @@ class Extractor:
         pairs: list[tuple[str, _Value]] = []
         if decorated is not None:
             if params:
-                pairs.append((params[0], _Value(decorated.qname, False, decorated.parent)))
+                pairs.append((params[0], _decorated_value(call, decorated)))
         else:
             args = call.child_by_field_name("arguments")
             if args is None:
@@ -870,12 +999,72 @@ class Extractor:
         return None, None
 
 
+# ``name[index]`` whose index is not a literal (a name, an attribute, a call).
+_VARIABLE_INDEX = re.compile(r"([A-Za-z_]\w*)\[([A-Za-z_][\w.()]*)\]\Z")
+# ``name[...]...``: an item (at any depth) of what ``name`` holds.
+_ITEM_BASE = re.compile(r"([A-Za-z_]\w*)\[")
+_ITEM = re.compile(r"([A-Za-z_]\w*)\[[^\[\]]+\]\Z")
+
+
+def _container_items(
+    bindings: dict[tuple[str, str], list[_Value]],
+) -> dict[tuple[str, str], list[_Value]]:
+    """The values bound to the literal items of each container, by scope and name."""
+    out: dict[tuple[str, str], list[_Value]] = {}
+    for (key, name), values in bindings.items():
+        m = _ITEM.match(name)
+        if m is None:
+            continue
+        items = out.setdefault((key, m.group(1)), [])
+        items.extend(v for v in values if v not in items)
+    return out
+
+
 def _mark_ambiguous(out: list[tuple[str, str | None]]) -> list[tuple[str, str | None]]:
     """Several candidate callees: each keeps its hint, marked as one of several (``?``)."""
     out = list(dict.fromkeys(out))
     if len(out) > 1:
         return [(e, (h or "assigned").rstrip("?") + "?") for e, h in out]
     return out
+
+
+def _receiving_function(node: Any) -> str | None:
+    """The name of the function whose call ``node`` is an argument of (``map(f, xs)``)."""
+    parent = node.parent
+    if parent is not None and parent.type == "keyword_argument":
+        parent = parent.parent
+    call = parent.parent if parent is not None else None
+    fn = call.child_by_field_name("function") if call is not None else None
+    return _text(fn) if fn is not None and fn.type == "identifier" else None
+
+
+def _decorated_value(node: Any, decorated: _Def) -> _Value:
+    """What a decorator is applied to: the definition itself, or, with decorators stacked
+    (``@a @b def f``), what the next decorator down returns (``a(b(f))``)."""
+    deco = node
+    while deco is not None and deco.type != "decorator":
+        deco = deco.parent
+    below = deco.next_named_sibling if deco is not None else None
+    if below is not None and below.type == "decorator" and below.named_children:
+        value = _decorator_value(below.named_children[0], decorated.parent)
+        if value is not None:
+            return value
+    return _Value(decorated.qname, False, decorated.parent)
+
+
+def _decorator_value(node: Any, scope: _Def | None) -> _Value | None:
+    """The result of applying a decorator expression: ``@d`` -> ``d(...)``, ``@mk()`` ->
+    ``mk()(...)``."""
+    if node.type == "call":
+        callee = node.child_by_field_name("function")
+        if callee is None or callee.type not in ("identifier", "attribute"):
+            return None
+        expr = normalize_expr(_text(callee)) + "()"
+    elif node.type in ("identifier", "attribute"):
+        expr = normalize_expr(_text(node))
+    else:
+        return None
+    return _Value(expr, True, scope) if _SIMPLE.match(expr.replace("()", "")) else None
 
 
 def _parameters(node: Any) -> list[str]:
@@ -957,6 +1146,19 @@ def _bindings(node: Any, caps: dict[str, Any]) -> list[tuple[int, str, _Value]]:
                 expr = normalize_expr(_text(value[0]))
                 if _SIMPLE.match(expr):
                     out.append((pos, name, _Value(expr, instance)))
+        deco = caps.get("binding.decorator")
+        if deco and names:
+            # ``@dec def f``: ``f`` holds what ``dec(f)`` returns, bound after the definition
+            # (the end of it is in the scope around it).
+            expr_node = deco[0].named_children[0] if deco[0].named_children else None
+            value = _decorator_value(expr_node, None) if expr_node is not None else None
+            if value is not None:
+                below = deco[0].next_named_sibling
+                inner = None
+                if below is not None and below.type == "decorator" and below.named_children:
+                    inner = _decorator_value(below.named_children[0], None)
+                value.arg = inner or _Value(name, False)
+                out.append((int(node.end_byte), name, value))
         lam = caps.get("binding.lambda")
         if lam:
             out.append((pos, name, _Value(f"{_LAMBDA}{lam[0].start_byte}>", False)))
@@ -985,14 +1187,26 @@ def _pairwise(pos: int, name: Any, value: Any, out: list[tuple[int, str, _Value]
     label = _subscript_name(name) if name.type == "subscript" else _text(name)
     if label is None:
         return
-    if value.type in ("list", "tuple"):
+    _literal_items(pos, label, value, out, 0)
+
+
+def _literal_items(
+    pos: int, label: str, value: Any, out: list[tuple[int, str, _Value]], depth: int
+) -> None:
+    """Bind ``label`` to ``value``, or each item of a literal list or dict to
+    ``label[index]``, nested ones too (``ls = [[f], g]`` binds ``ls[0][0]``)."""
+    if value.type == "pair":
+        value = value.child_by_field_name("value")
+        if value is None:
+            return
+    if value.type in ("list", "tuple") and depth < 3:
         for i, item in enumerate(value.named_children):
-            _pairwise_item(pos, f"{label}[{i}]", item, out)
-    elif value.type in _DICTS:
+            _literal_items(pos, f"{label}[{i}]", item, out, depth + 1)
+    elif value.type in _DICTS and depth < 3:
         for pair in value.named_children:
             key = pair.child_by_field_name("key") if pair.type == "pair" else None
             if key is not None and key.type in ("string", "integer"):
-                _pairwise_item(pos, f"{label}[{_WS.sub('', _text(key))}]", pair, out)
+                _literal_items(pos, f"{label}[{_WS.sub('', _text(key))}]", pair, out, depth + 1)
     else:
         _pairwise_item(pos, label, value, out)
 
@@ -1008,9 +1222,12 @@ def _pairwise_item(pos: int, name: str, node: Any, out: list[tuple[int, str, _Va
 def _subscript_name(node: Any) -> str | None:
     """``d["a"]`` for a subscript by a literal key on a name, else None."""
     value, index = node.child_by_field_name("value"), node.child_by_field_name("subscript")
-    if value is None or index is None or value.type != "identifier":
+    if value is None or index is None or index.type not in ("string", "integer"):
         return None
-    if index.type not in ("string", "integer"):
+    if value.type == "subscript":  # ``d["a"]["b"]``
+        inner = _subscript_name(value)
+        return None if inner is None else f"{inner}[{_WS.sub('', _text(index))}]"
+    if value.type != "identifier":
         return None
     return f"{_text(value)}[{_WS.sub('', _text(index))}]"
 

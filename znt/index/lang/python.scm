@@ -16,6 +16,12 @@
 ; Calls. The callee expression is kept as written.
 (call function: (_) @callee) @reference.call
 
+; Builtins that call the functions they are given (``map(f, xs)``, ``sorted(xs, key=k)``):
+; the function is called by the code that hands it over.
+; (Skipped when the builtin's name is bound in the file: see ``reference.passed``.)
+(call function: (identifier) @_builtin arguments: (argument_list [(identifier) (attribute)] @reference.passed) (#any-of? @_builtin "map" "filter"))
+(call function: (identifier) @_builtin arguments: (argument_list (keyword_argument name: (identifier) @_key value: [(identifier) (attribute)] @reference.passed)) (#any-of? @_builtin "sorted" "min" "max") (#eq? @_key "key"))
+
 ; A loop calls the iteration methods of what it iterates over.
 (for_statement right: [(identifier) (attribute) (call)] @reference.iterate)
 
@@ -25,6 +31,8 @@
 ; Decorators are calls of the decorator expression, made by the code around the definition.
 (decorator (identifier) @reference.decorator)
 (decorator (attribute) @reference.decorator)
+; ``@make(...)`` applies what ``make(...)`` returns.
+(decorator (call) @reference.decorator)
 
 ; Bindings: what a name holds, for calls through it (x = Cls(); x.m() -> Cls.m).
 (assignment left: (identifier) @binding.name right: (call function: [(identifier) (attribute)] @binding.instance)) @binding
@@ -37,6 +45,12 @@
 (assignment left: (subscript) @binding.names right: (_) @binding.values) @binding
 (assignment left: (identifier) @binding.name right: (lambda) @binding.lambda) @binding
 (return_statement (lambda) @binding.lambda) @binding
+(return_statement (parenthesized_expression (lambda) @binding.lambda)) @binding
+; A decorated function's name holds what its outermost decorator returns.
+(decorated_definition . (decorator) @binding.decorator definition: (function_definition name: (identifier) @binding.name)) @binding
+; A parameter's default value is one of the values it holds.
+(default_parameter name: (identifier) @binding.name value: [(identifier) (attribute)] @binding.alias) @binding
+(default_parameter name: (identifier) @binding.name value: (lambda) @binding.lambda) @binding
 (return_statement (call function: [(identifier) (attribute)] @binding.instance)) @binding
 (return_statement [(identifier) (attribute)] @binding.alias) @binding
 (typed_parameter (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.instance)) @binding
