@@ -295,3 +295,32 @@ def test_a_search_imports_only_its_own_command_module(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
     ).stdout
     assert out.strip().splitlines()[-1] == "['znt.cli.output', 'znt.cli.search']"
+
+
+def test_stats_text_shows_mcp_usage_from_the_metrics_file(tmp_path):
+    from znt.mcp import metrics
+
+    root = tmp_path / "p"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    assert run_znt("scan", str(root)).returncode == 0
+    path = metrics.metrics_path(root)
+    assert path is not None
+    for tool, tokens in (("search", 120), ("search", 80), ("outline", 40)):
+        rec = metrics.record(
+            session_id="s1",
+            tool=tool,
+            response_tokens=tokens,
+            execution_ms=10.0,
+            alternative_tokens=1000,
+            files=1,
+            is_error=False,
+            error=None,
+        )
+        assert metrics.append(path, rec)
+    out = run_znt("stats", "-C", str(root)).stdout
+    assert "MCP calls: 3 in 1 session(s), 0 errors" in out
+    assert "MCP response tokens: 240; estimated saved: 2760" in out
+    assert "Top tools: search 2, outline 1" in out
+    path.unlink()
+    assert "MCP" not in run_znt("stats", "-C", str(root)).stdout

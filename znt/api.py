@@ -79,6 +79,25 @@ def _scanning(project: Project) -> bool:
         os.close(fd)
 
 
+def _watch_state(project: Project) -> dict[str, Any] | None:
+    """The ``znt scan --watch`` process of this project, if one is alive (its pid file in
+    ``.znt/``; a file left by a dead process is reported stale and ignored)."""
+    from znt.index.watch import read_state
+
+    return read_state(project)
+
+
+def _status_state(project: Project, root: Path | None) -> str:
+    """The original's states: ``Scanning`` while a scan holds the lock, ``Monitoring`` while
+    a live watcher keeps the index fresh, ``Idle`` otherwise."""
+    if root is None:
+        return "Idle"
+    if _scanning(project):
+        return "Scanning"
+    state = _watch_state(project)
+    return "Monitoring" if state and state.get("alive") else "Idle"
+
+
 def freshness(project: Project, *, check_files: bool) -> dict[str, Any]:
     """How fresh the index is: the last scan, the commit it saw, and (with ``check_files``)
     how many files changed since. Uses the manifest and ``stat`` only: no hashing."""
@@ -164,7 +183,8 @@ def status(path: str | None = None) -> dict[str, Any]:
         "project_root": str(project.root) if root else None,
         "coverage": coverage,
         "has_index": index_exists and stats["files"] > 0,
-        "status": "Scanning" if root and _scanning(project) else "Idle",
+        "status": _status_state(project, root),
+        "watch": _watch_state(project) if root else None,
         "stats": stats,
         "scan": man.last_scan if man else {},
         "freshness": freshness(project, check_files=True) if index_exists else None,
@@ -360,7 +380,16 @@ def stats(*, project_path: str | None = None) -> dict[str, Any]:
             size += p.stat().st_size
     body["index"] = {"path": str(project.index_path), "bytes": size}
     body["freshness"] = freshness(project, check_files=False)
+    body["mcp"] = _mcp_usage(project)
     return _doc("stats", body)
+
+
+def _mcp_usage(project: Project) -> dict[str, Any]:
+    """Usage of ``znt mcp`` on this project, from its JSONL metrics (znt/mcp/metrics.py;
+    the MCP SDK is not imported)."""
+    from znt.mcp import metrics
+
+    return metrics.summarize(metrics.metrics_path(project.root))
 
 
 # -- logs --------------------------------------------------------------------------------
@@ -1431,3 +1460,362 @@ def sql(query: str, *, limit: int = 1000, project_path: str | None = None) -> di
             "freshness": freshness(project, check_files=False),
         },
     )
+
+
+# -- impact --------------------------------------------------------------------------------
+
+IMPACT_MAX_NODES = 2000
+
+
+def impact(
+    *,
+    staged: bool = False,
+    diff: str | None = None,
+    paths: list[str] | None = None,
+    depth: int = 3,
+    project_path: str | None = None,
+) -> dict[str, Any]:
+    """What a change touches: the symbols whose lines it changes (``git diff -U0`` of the
+    staged change, of the working tree against ``diff``, or whole files for ``paths``;
+    default: the working tree against HEAD), their transitive callers to ``depth`` levels,
+    and the tests among them (role ``test``).
+
+    The changed line ranges are the new side of the diff, mapped onto the symbols' spans in
+    the index, so the answer is right when the index has seen the new content: the document
+    says which changed files the index is stale for. Callers found through the graph are a
+    lower bound (dynamic calls, unresolved names), and the answer says so."""
+    from znt.graph import traverse as tv
+    from znt.index import store
+
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth < 0:
+        raise UsageError("depth must be an integer >= 0", depth=depth)
+    chosen = [n for n, on in (("--staged", staged), ("--diff", diff), ("PATH", paths)) if on]
+    if len(chosen) > 1:
+        raise UsageError(f"give only one of {', '.join(chosen)}")
+    proj = _project_for_read(project_path)
+    if paths:
+        mode, ref = "paths", None
+        changes = _impact_path_changes(proj, paths)
+    else:
+        mode = "staged" if staged else "diff"
+        ref = None if staged else (diff or "HEAD")
+        changes = _impact_git_changes(proj, staged=staged, ref=ref)
+    warnings: list[str] = []
+    kinds = list(tv.DEFAULT_EDGE_TYPES)
+    with store.open_index(proj.index_path, read_only=True) as con:
+        indexed = tv.indexed_columns(con)
+        touched: dict[str, list[list[int]]] = {}
+        for ch in changes:
+            ch["in_index"], ch["index_stale"] = _impact_file_state(proj, con, ch)
+            if ch["status"] == "deleted" and not ch["in_index"]:
+                continue
+            spans = con.execute(
+                "SELECT id, type, start_line, end_line FROM symbols WHERE file = ? "
+                "ORDER BY start_line, start_byte",
+                [ch["path"]],
+            ).fetchall()
+            hits = _impact_hits(spans, ch["ranges"], ch["path"], whole=ch["whole_file"])
+            ch["symbols"] = len(hits)
+            for sid, rngs in hits.items():
+                touched.setdefault(sid, []).extend(rngs)
+        walk = tv.neighbourhood(
+            con,
+            sorted(touched),
+            depth=depth,
+            direction="up",
+            kinds=kinds,
+            include_external=False,
+            max_nodes=IMPACT_MAX_NODES,
+            indexed=indexed,
+        )
+        details = tv.node_details(con, walk.distance)
+        names = sorted(
+            {d["name"] for i in touched if (d := details.get(i)) and d["type"] != "namespace"}
+        )
+        possible = tv.possible_callers(con, names, kinds)
+    deleted_missing = [c["path"] for c in changes if c["status"] == "deleted" and not c["in_index"]]
+    if deleted_missing:
+        warnings.append(
+            f"{len(deleted_missing)} deleted file(s) are no longer in the index: the symbols "
+            "they defined cannot be listed, and their former callers show as unresolved calls"
+        )
+    stale = [c["path"] for c in changes if c["index_stale"]]
+    if stale:
+        warnings.append(
+            f"the index is stale for {len(stale)} changed file(s) ({', '.join(stale[:5])}"
+            f"{', …' if len(stale) > 5 else ''}): line ranges may not match the indexed "
+            "symbols; run `znt scan` first"
+        )
+    reasons = [
+        "callers are found through the indexed call graph: dynamic calls (getattr, "
+        "callbacks, reflection, dispatch through a base class) can be missed"
+    ]
+    comp = tv.completeness(
+        walk,
+        kinds=kinds,
+        include_external=False,
+        possible_unresolved_callers=possible,
+        extra_reasons=reasons,
+        hidden_matters=False,
+    )
+    comp["complete"] = False  # never provably complete: see the first reason
+    preds: dict[str, str] = {}
+    for src, dst, _kind in sorted(walk.edges):
+        ds, dd = walk.distance.get(src), walk.distance.get(dst)
+        if ds is not None and dd is not None and ds == dd + 1 and src not in preds:
+            preds[src] = dst
+    nodes = []
+    for i in sorted(
+        walk.distance,
+        key=lambda n: (walk.distance[n], details[n]["file"] or "", details[n]["start_line"] or 0),
+    ):
+        d = dict(details[i])
+        d["distance"] = walk.distance[i]
+        d["start"] = i in touched
+        if i in touched:
+            d["changed_lines"] = _impact_merge(touched[i])
+        elif i in preds:
+            d["via"] = preds[i]
+        nodes.append(d)
+    edges = [
+        {
+            "from": s,
+            "to": t,
+            "type": k,
+            "confidence": info.confidence,
+            "resolution": info.resolution,
+        }
+        for (s, t, k), info in sorted(walk.edges.items())
+        if s in walk.distance and t in walk.distance
+    ]
+    if walk.truncated:
+        warnings.append(f"truncated at {IMPACT_MAX_NODES} nodes: lower --depth")
+    body: dict[str, Any] = {
+        "mode": mode,
+        "ref": ref,
+        "depth": depth,
+        "edge_types": kinds,
+        "files": [{k: v for k, v in c.items() if k not in ("whole_file",)} for c in changes],
+        "changed": [n for n in nodes if n["start"]],
+        "callers": [n for n in nodes if not n["start"]],
+        "tests": [n for n in nodes if n.get("role") == "test"],
+        "nodes": nodes,
+        "edges": edges,
+        "truncated": walk.truncated,
+        "lower_bound": True,
+        "completeness": comp,
+        "warnings": warnings,
+        "freshness": {**freshness(proj, check_files=False), "stale_files": stale},
+    }
+    return _doc("impact", body)
+
+
+def _impact_git(root: Path, *args: str) -> str:
+    """``git`` in ``root`` with the options that make its output parseable whatever the
+    user's configuration (no pager, colour, external diff, prefixes or path quoting)."""
+    import subprocess
+
+    cmd = ["git", "-c", "core.quotePath=false", "-c", "diff.noprefix=false", *args]
+    try:
+        proc = subprocess.run(
+            cmd, cwd=root, capture_output=True, text=True, encoding="utf-8", errors="replace"
+        )
+    except OSError as exc:
+        raise UsageError(f"git is not available: {exc}") from None
+    if proc.returncode != 0:
+        message = proc.stderr.strip().splitlines()[-1] if proc.stderr.strip() else "git failed"
+        if "not a git repository" in proc.stderr:
+            raise UsageError(f"{root} is not in a git work tree; name PATHs instead")
+        if "unknown revision" in proc.stderr or "bad revision" in proc.stderr:
+            raise NotFound(f"git revision not found: {message}")
+        raise UsageError(f"git {' '.join(args[:2])} failed: {message}")
+    return proc.stdout
+
+
+def _impact_unquote(path: str) -> str:
+    """A path from a diff header, C-quoted by git when it holds special characters."""
+    if len(path) >= 2 and path[0] == path[-1] == '"':
+        raw = path[1:-1].encode("latin-1", "backslashreplace").decode("unicode_escape")
+        return raw.encode("latin-1", "replace").decode("utf-8", "replace")
+    return path
+
+
+def _impact_git_changes(proj: Project, *, staged: bool, ref: str | None) -> list[dict[str, Any]]:
+    """Changed files and their new-side line ranges from ``git diff -U0``."""
+    top = Path(_impact_git(proj.root, "rev-parse", "--show-toplevel").strip())
+    args = ["diff", "-U0", "-M", "--no-color", "--no-ext-diff", "--no-textconv"]
+    args += ["--src-prefix=a/", "--dst-prefix=b/"]
+    if staged:
+        args.append("--cached")
+    elif ref:
+        try:
+            _impact_git(proj.root, "rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}")
+        except UsageError:
+            raise NotFound(f"git revision not found: {ref}", ref=ref) from None
+        args.append(ref)
+    out = _impact_git(proj.root, *args, "--")
+    files: list[dict[str, Any]] = []
+    cur: dict[str, Any] | None = None
+    for line in out.splitlines():
+        if line.startswith("diff --git "):
+            cur = {"path": None, "old_path": None, "status": "modified", "ranges": []}
+            files.append(cur)
+        elif cur is None:
+            continue
+        elif line.startswith("new file mode"):
+            cur["status"] = "added"
+        elif line.startswith("deleted file mode"):
+            cur["status"] = "deleted"
+        elif line.startswith("rename from "):
+            cur["old_path"] = line[len("rename from ") :]
+            cur["status"] = "renamed"
+        elif line.startswith("rename to "):
+            cur["path"] = line[len("rename to ") :]
+        elif line.startswith("--- "):
+            old = _impact_unquote(line[4:].rstrip("\t"))
+            if old != "/dev/null":
+                cur["old_path"] = cur["old_path"] or old[2:]
+        elif line.startswith("+++ "):
+            new = _impact_unquote(line[4:].rstrip("\t"))
+            if new != "/dev/null":
+                cur["path"] = new[2:]
+        elif line.startswith("@@"):
+            cur["ranges"].append(_impact_hunk(line))
+        elif line.startswith("Binary files"):
+            cur["binary"] = True
+    changes = []
+    for f in files:
+        path = f["path"] or f["old_path"]
+        if path is None:
+            continue
+        rel = _impact_project_path(proj, top / path)
+        if rel is None:
+            continue
+        # A renamed file's symbols have new ids and module path: all of them moved.
+        whole = f["status"] in ("added", "renamed") or bool(f.get("binary"))
+        changes.append(
+            {
+                "path": rel,
+                "old_path": _impact_project_path(proj, top / f["old_path"])
+                if f["old_path"] and f["old_path"] != path
+                else None,
+                "status": f["status"],
+                "ranges": [r for r in f["ranges"] if r is not None],
+                "whole_file": whole,
+            }
+        )
+    return changes
+
+
+def _impact_hunk(header: str) -> list[int] | None:
+    """``@@ -a,b +c,d @@`` as the new-side range [c, c+d-1]; a pure deletion (d = 0) as
+    [c, c+1]: the lines on both sides of the gap, so only a symbol spanning both (the
+    deletion happened inside it) counts as touched."""
+    import re
+
+    m = re.match(r"@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@", header)
+    if not m:
+        return None
+    start, count = int(m.group(1)), int(m.group(2) or "1")
+    if count == 0:
+        return [start, start + 1] if start > 0 else [1, 1]
+    return [start, start + count - 1]
+
+
+def _impact_project_path(proj: Project, path: Path) -> str | None:
+    try:
+        return path.resolve().relative_to(proj.root).as_posix()
+    except (OSError, ValueError):
+        return None
+
+
+def _impact_path_changes(proj: Project, paths: list[str]) -> list[dict[str, Any]]:
+    """PATHs as whole-file changes (a folder stands for the indexed files under it)."""
+    from znt.index import store
+
+    changes: list[dict[str, Any]] = []
+    with store.open_index(proj.index_path, read_only=True) as con:
+        known = [r[0] for r in con.execute("SELECT path FROM files").fetchall()]
+    for p in paths:
+        rel = _relative_path(proj, p)
+        under = [k for k in known if k == rel or rel in ("", ".") or k.startswith(rel + "/")]
+        if not under and not (proj.root / rel).exists():
+            raise NotFound(
+                f"not in the index and not on disk: {p}",
+                file_path=rel,
+                suggestions=_close_paths(rel, known),
+            )
+        for k in under or [rel]:
+            status = "modified" if (proj.root / k).exists() else "deleted"
+            changes.append(
+                {"path": k, "old_path": None, "status": status, "ranges": [], "whole_file": True}
+            )
+    return changes
+
+
+def _impact_file_state(proj: Project, con: Any, change: dict[str, Any]) -> tuple[bool, bool]:
+    """(the index has the file, the index is stale for it: the file on disk differs from
+    what the index saw, or it was deleted/added and the index has not caught up)."""
+    row = con.execute(
+        "SELECT size, mtime_ns FROM files WHERE path = ?", [change["path"]]
+    ).fetchone()
+    try:
+        st = (proj.root / change["path"]).stat()
+    except OSError:
+        return row is not None, row is not None
+    if row is None:
+        return False, True
+    return True, (int(row[0] or 0), int(row[1] or 0)) != (st.st_size, st.st_mtime_ns)
+
+
+def _impact_hits(
+    spans: list[Any], ranges: list[list[int]], file: str, *, whole: bool
+) -> dict[str, list[list[int]]]:
+    """The innermost symbols each changed range touches: a range inside a method touches
+    the method, not its class; lines outside every symbol touch the module node (``file``
+    itself). ``whole`` touches every symbol of the file (methods included: their callers
+    are affected too)."""
+    syms = [(r[0], int(r[2] or 0), int(r[3] or 0)) for r in spans if r[1] != "namespace"]
+    module = next((r[0] for r in spans if r[0] == file), None)
+    hits: dict[str, list[list[int]]] = {}
+    if whole:
+        for sid, a, b in syms:
+            hits[sid] = [[a, b]]
+        if module and not hits:
+            hits[module] = [[1, 1]]
+        return hits
+    for lo, hi in ranges:
+        over = [(sid, a, b) for sid, a, b in syms if a <= hi and b >= lo]
+        if hi == lo + 1 and lo > 0:  # a pure deletion: only symbols around the gap
+            over = [(sid, a, b) for sid, a, b in over if a <= lo and b >= hi]
+        covered: list[tuple[int, int]] = []
+        for sid, a, b in sorted(over, key=lambda s: s[2] - s[1]):
+            part = (max(a, lo), min(b, hi))
+            if _impact_uncovered(part, [c for c in covered if a <= c[0] and c[1] <= b]):
+                hits.setdefault(sid, []).append([part[0], part[1]])
+            covered.append(part)
+        if module and _impact_uncovered((lo, hi), covered):
+            hits.setdefault(module, []).append([lo, hi])
+    return hits
+
+
+def _impact_uncovered(part: tuple[int, int], covered: list[tuple[int, int]]) -> bool:
+    """True when some line of ``part`` lies outside every interval of ``covered``."""
+    nxt = part[0]
+    for a, b in sorted(covered):
+        if a > nxt:
+            return True
+        nxt = max(nxt, b + 1)
+        if nxt > part[1]:
+            return False
+    return nxt <= part[1]
+
+
+def _impact_merge(ranges: list[list[int]]) -> list[list[int]]:
+    out: list[list[int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1] + 1:
+            out[-1][1] = max(out[-1][1], b)
+        else:
+            out.append([a, b])
+    return out

@@ -41,6 +41,9 @@ COMMAND_MODULES = {
     "similar": "similar",
     "check": "check",
     "sql": "sql",
+    "mcp": "mcp",
+    "impact": "impact",
+    "hook": "hook",
 }
 
 

@@ -145,7 +145,29 @@ def stats(doc: dict[str, Any]) -> str:
     lines.append(
         f"Last scan: {_when(fr.get('last_scan_at'))}, commit {_short(fr.get('index_commit'))}"
     )
+    lines += _mcp_usage(doc.get("mcp"))
     return "\n".join(lines)
+
+
+def _mcp_usage(mcp: dict[str, Any] | None) -> list[str]:
+    """The MCP usage lines of ``stats`` (znt/mcp/metrics.py ``summarize``), when any."""
+    total = (mcp or {}).get("total") or {}
+    if not total.get("calls"):
+        return []
+    assert mcp is not None
+    avg = total.get("avg_ms")
+    lines = [
+        "",
+        f"MCP calls: {total['calls']} in {mcp.get('sessions', 0)} session(s), "
+        f"{total.get('errors', 0)} errors, average {avg if avg is not None else '-'} ms",
+        f"MCP response tokens: {total.get('response_tokens', 0)}; estimated saved: "
+        f"{total.get('saved_tokens', 0)} ({mcp.get('token_estimate', 'ceil(chars/4)')}, "
+        "against reading the touched files whole)",
+    ]
+    top = ", ".join(f"{t['tool']} {t['calls']}" for t in mcp.get("top_tools") or [])
+    if top:
+        lines.append(f"Top tools: {top}")
+    return lines
 
 
 def logs(doc: dict[str, Any]) -> str:
