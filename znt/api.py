@@ -8,7 +8,6 @@ included) and raises ``znt.errors.ZntError`` subclasses for anything the user ca
 from __future__ import annotations
 
 import contextlib
-import difflib
 import fcntl
 import json
 import os
@@ -297,6 +296,8 @@ def outline(file: str, *, code: bool = False, project_path: str | None = None) -
 def _close_paths(rel: str, paths: list[str], n: int = 5) -> list[str]:
     base = rel.rsplit("/", 1)[-1]
     same_name = [p for p in paths if p.rsplit("/", 1)[-1] == base]
+    import difflib
+
     close = difflib.get_close_matches(rel, paths, n=n, cutoff=0.5)
     out: list[str] = []
     for p in [*same_name, *close]:

@@ -7,7 +7,6 @@ of the start-up budget of a one-shot search (docs/decisions/0001-click-not-typer
 from __future__ import annotations
 
 import sys
-import traceback
 
 import click
 
@@ -143,6 +142,8 @@ def main(argv: list[str] | None = None) -> None:
         sys.exit(EXIT_FAILURE)
     except Exception as exc:
         if verbose:
+            import traceback
+
             traceback.print_exc()
         click.echo(
             f"znt: internal error: {type(exc).__name__}: {exc} (run with -v for details)", err=True
