@@ -100,6 +100,18 @@ def znt_location() -> str:
     return str(Path(znt.__file__).resolve().parent)
 
 
+def skip_graph_rebuild() -> None:
+    """Make scans in this process leave call edges alone (``--skip-graph``). Ranking reads
+    symbols, postings and vectors, never edges, so the quality figures do not change; only
+    ``--callers/--callees`` would be wrong in such an index, and the bench never asks."""
+    from znt.graph import resolve
+
+    def no_rebuild(con: Any, changed: Any = None) -> None:
+        return None
+
+    resolve.rebuild_edges = no_rebuild
+
+
 # -- cache ------------------------------------------------------------------------------
 
 
@@ -250,6 +262,9 @@ def run_swebench(args: argparse.Namespace, modes: list[str]) -> None:
     done = cache.read() if args.resume else {}
     embed = any(m != "lexical" for m in modes)
     rows = load_swebench(Path(args.data), args.repos)
+    if args.instances:
+        wanted = set(args.instances.split(","))
+        rows = [r for r in rows if r["instance_id"] in wanted]
     for repo, mirror, items in by_repo_in_date_order(
         rows, Path(args.mirrors), args.limit_instances
     ):
@@ -292,6 +307,8 @@ def run_swebench(args: argparse.Namespace, modes: list[str]) -> None:
                         "error": err,
                         "files": files[:50],
                         "ids": em.rank_ids(results),
+                        # scores too, so a cached run can be re-ranked offline
+                        "scores": [r.get("score") for r in results],
                         "gold_files": inst["gold_files"],
                         "gold_functions": gold_functions(inst),
                         "znt": znt_commit(),
@@ -536,6 +553,10 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     p.add_argument("--modes", default="lexical,vector,hybrid")
     p.add_argument("--repos", help="comma-separated repository names, e.g. sympy,flask")
     p.add_argument(
+        "--instances",
+        help="comma-separated instance ids (swebench; a run split across work trees)",
+    )
+    p.add_argument(
         "--limit-instances",
         type=int,
         help="the first N instances per repository (by date) / queries",
@@ -545,6 +566,12 @@ def parse_args(argv: list[str] | None = None) -> argparse.Namespace:
     )
     p.add_argument("--model", default=str(DEFAULT_MODEL), help="model path for the default config")
     p.add_argument("--restart", action="store_true", help="scan with --restart every time")
+    p.add_argument(
+        "--skip-graph",
+        action="store_true",
+        help="do not rebuild call edges during scans (search does not read them; on sympy the "
+        "rebuild is most of an incremental scan). The index's graph is then stale: bench only",
+    )
     p.add_argument("--resume", action="store_true", help="skip instances already in the cache")
     p.add_argument(
         "--report-only", action="store_true", help="re-print from the cache, no scan/query"
@@ -563,6 +590,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"unknown mode(s): {', '.join(bad)}", file=sys.stderr)
         return 2
     cfg = configure_provider(args)
+    if args.skip_graph:
+        skip_graph_rebuild()
     t0 = time.perf_counter()
     if not args.report_only:
         (run_swebench if args.bench == "swebench" else run_cosqa)(args, modes)

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import query, run_znt
-from znt.index.lexical import stem, tokenize
+from znt.index import lexical
+from znt.index.lexical import mention_keys, mentioned_files, stem, tokenize
 from znt.index.search import fuse, glob_regex
 
 FILES = {
@@ -281,3 +282,87 @@ def test_fusion_prefers_what_both_lists_find() -> None:
     assert fused[0] == "b"  # high in both
     assert set(fused) == {"a", "b", "c", "d"}
     assert fuse(lexical, [])[0].id == "a" and fuse([], vector)[0].id == "c"
+
+
+@pytest.mark.parametrize(
+    ("query", "expected"),
+    [
+        # a traceback's absolute path: its suffixes, most specific first
+        (
+            'File "/venv/site-packages/pkg/io/card.py", line 3',
+            [
+                [
+                    (k, False)
+                    for k in (
+                        "venv/site-packages/pkg/io/card.py",
+                        "site-packages/pkg/io/card.py",
+                        "pkg/io/card.py",
+                        "io/card.py",
+                        "card.py",
+                    )
+                ]
+            ],
+        ),
+        # a dotted name: its prefixes of two components or more, as module keys
+        (
+            "see pkg.io.Card.image",
+            [[("pkg/io/Card/image", True), ("pkg/io/Card", True), ("pkg/io", True)]],
+        ),
+        # ``x.y`` may be a file name or a two-part module name
+        ("in cli.py", [[("cli.py", False), ("cli/py", True)]]),
+        ("version 1.2.3 and plain words", []),
+    ],
+)
+def test_mention_keys(query: str, expected: list[list[tuple[str, bool]]]) -> None:
+    assert mention_keys(query) == expected
+
+
+def test_mentioned_files_match_suffixes_and_skip_vague_mentions() -> None:
+    import duckdb
+
+    con = duckdb.connect()
+    con.execute("CREATE TABLE files (path VARCHAR)")
+    paths = [f"pkg/m{i}/__init__.py" for i in range(5)] + [
+        "pkg/io/card.py",
+        "pkg/io/__init__.py",
+        "docs/card.py",
+        "pkg/util.py",
+    ]
+    con.executemany("INSERT INTO files VALUES (?)", [[p] for p in paths])
+    # the most specific suffix that fits wins: ``io/card.py``, not also ``docs/card.py``
+    assert mentioned_files(con, 'File "/usr/lib/pkg/io/card.py", line 1') == ["pkg/io/card.py"]
+    # a bare name that fits two files names both (at most MENTION_MAX_FILES)
+    assert mentioned_files(con, "card.py breaks") == ["docs/card.py", "pkg/io/card.py"]
+    # a name that fits five files says nothing
+    assert mentioned_files(con, "__init__.py breaks") == []
+    # dotted names: a module, a package (its ``__init__``), an attribute of a module
+    assert mentioned_files(con, "pkg.util.helper() fails") == ["pkg/util.py"]
+    assert mentioned_files(con, "import pkg.m3") == ["pkg/m3/__init__.py"]
+    assert mentioned_files(con, "no mention here") == []
+
+
+def test_named_file_is_boosted_not_filtered(project: Path) -> None:
+    """A file the query names gets its symbols' BM25F scores multiplied by 1 + MENTION_BOOST;
+    the other files keep theirs, and nothing is dropped."""
+    import duckdb
+
+    q = "retry backoff in shop/http/client.py"
+    con = duckdb.connect(str(project / ".znt" / "index.duckdb"), read_only=True)
+    try:
+        boosted = dict(lexical.rank(con, q, 100))
+        weights = lexical.query_terms(q)
+        terms = list(weights)
+        plain = dict(
+            con.execute(
+                lexical.bm25_sql(terms, filtered=False), [[weights[t] for t in terms], 100]
+            ).fetchall()
+        )
+    finally:
+        con.close()
+    assert set(boosted) == set(plain) and lexical.MENTION_BOOST > 0
+    assert {sid.startswith("shop/http/client.py") for sid in plain} == {True, False}
+    for sid, score in plain.items():
+        factor = 1 + lexical.MENTION_BOOST if sid.startswith("shop/http/client.py") else 1.0
+        assert boosted[sid] == pytest.approx(score * factor)
+    _, doc, _ = search(project, q, "--mode", "lexical")
+    assert names(doc)[0] == "Client.send"

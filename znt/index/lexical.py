@@ -187,18 +187,105 @@ def document_rows(
     return docs, postings
 
 
+# Files the query names. An issue or a question often says where the trouble is: a path
+# (``src/flask/cli.py``, ``card.py``, a traceback's ``/site-packages/astropy/io/fits/card.py``)
+# or a dotted module name (``astropy.io.fits.card.Card``). Symbols of a named file get their
+# score multiplied by ``1 + MENTION_BOOST``: a hint, not a filter, since the file a text names
+# is not always the one to change. A mention that fits more than ``MENTION_MAX_FILES`` files
+# (``__init__.py``, ``utils.py`` in a large tree) says little and is ignored.
+MENTION_BOOST = 0.5
+MENTION_MAX_FILES = 3
+_MENTION = re.compile(r"[A-Za-z0-9_.\-]*[A-Za-z0-9_](?:[/\\][A-Za-z0-9_.\-]+)*")
+_EXT = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,5}$")
+
+
+def mention_keys(query: str) -> list[list[tuple[str, bool]]]:
+    """Per path-like or dotted mention in ``query``, what it may name, most specific first:
+    ``(key, is_module)``. A path (``a/b/c.py``) gives its ``/``-suffixes, compared with
+    file paths; a dotted name (``a.b.c.D``) gives its prefixes of two components or more as
+    module keys (a path without its extension and without a trailing ``__init__``); a
+    bare file name (``cli.py``) is compared with file names."""
+    out: list[list[tuple[str, bool]]] = []
+    seen: set[str] = set()
+    for match in _MENTION.finditer(query):
+        tok = match.group().replace("\\", "/").strip(".-/")
+        if tok in seen or len(tok) < 3 or tok[0].isdigit():
+            continue
+        seen.add(tok)
+        cands: list[tuple[str, bool]] = []
+        if "/" in tok:
+            parts = [p for p in tok.split("/") if p not in ("", ".", "..")]
+            is_module = not _EXT.search(parts[-1]) if parts else False
+            cands = [("/".join(parts[i:]), is_module) for i in range(len(parts))]
+        elif "." in tok:
+            parts = tok.split(".")
+            if not all(parts):
+                continue
+            if len(parts) == 2:
+                cands.append((tok, False))
+            cands += [("/".join(parts[:n]), True) for n in range(len(parts), 1, -1)]
+        if cands:
+            out.append(cands)
+    return out
+
+
+def _file_key(path: str) -> str:
+    """``pkg/mod.py`` -> ``pkg/mod``; ``pkg/__init__.py`` -> ``pkg`` (what a dotted name
+    names)."""
+    key = _EXT.sub("", path)
+    return key[: -len("/__init__")] if key.endswith("/__init__") else key
+
+
+def mentioned_files(con: Any, query: str) -> list[str]:
+    """Indexed files that ``query`` names: per mention, the most specific candidate that
+    matches any file, when it matches at most ``MENTION_MAX_FILES`` (see ``mention_keys``).
+    Matching is a dictionary lookup by last path component, then a suffix test; the paths are
+    read only when the query has a mention."""
+    mentions = mention_keys(query)
+    if not mentions:
+        return []
+    by_name: defaultdict[str, list[str]] = defaultdict(list)  # file name -> paths
+    by_key: defaultdict[str, list[tuple[str, str]]] = defaultdict(
+        list
+    )  # last key part -> (key, path)
+    for (path,) in con.execute("SELECT path FROM files").fetchall():
+        by_name[path.rsplit("/", 1)[-1]].append(path)
+        key = _file_key(path)
+        by_key[key.rsplit("/", 1)[-1]].append((key, path))
+    files: set[str] = set()
+    for cands in mentions:
+        for cand, is_module in cands:
+            last = cand.rsplit("/", 1)[-1]
+            if is_module:
+                hit = {p for k, p in by_key.get(last, ()) if k == cand or k.endswith("/" + cand)}
+            else:
+                hit = {p for p in by_name.get(last, ()) if p == cand or p.endswith("/" + cand)}
+            if hit:
+                if len(hit) <= MENTION_MAX_FILES:
+                    files |= hit
+                break
+    return sorted(files)
+
+
 def _literal_list(terms: Sequence[str]) -> str:
     return ", ".join("'" + t.replace("'", "''") + "'" for t in terms)
 
 
-def bm25_sql(terms: Sequence[str], filtered: bool) -> str:
+def bm25_sql(terms: Sequence[str], filtered: bool, boosted: bool = False) -> str:
     """The ranking query for ``terms`` (inlined as literals: a constant IN-list is what lets
     DuckDB skip row groups of the term-sorted postings). Parameters: the terms' weights in
-    the same order, then (when ``filtered``) a regular expression the file must match, and
-    the number of results. Per-field length normalisation is already in ``wtf``; what is left
+    the same order, then (when ``boosted``) the files whose symbols get ``MENTION_BOOST``,
+    then (when ``filtered``) a regular expression the file must match, and the number of
+    results. Per-field length normalisation is already in ``wtf``; what is left
     is BM25's saturation and the inverse document frequency."""
     where = "WHERE regexp_full_match(h.file, ?)" if filtered else ""
     literal = _literal_list(terms)
+    boost = (
+        f"* CASE WHEN list_contains(?::VARCHAR[], any_value(h.file)) THEN {1 + MENTION_BOOST}"
+        " ELSE 1 END"
+        if boosted
+        else ""
+    )
     return f"""
         WITH q AS (SELECT unnest([{literal}]::VARCHAR[]) AS term, unnest(?::DOUBLE[]) AS qw),
         hits AS (SELECT file, sym, term, wtf FROM lex_postings WHERE term IN ({literal})),
@@ -206,7 +293,7 @@ def bm25_sql(terms: Sequence[str], filtered: bool) -> str:
         st AS (SELECT count(*)::DOUBLE AS n FROM lex_docs)
         SELECT h.sym,
                sum(q.qw * ln(1 + (st.n - df.df + 0.5) / (df.df + 0.5))
-                   * h.wtf * {K1 + 1} / (h.wtf + {K1})) AS score
+                   * h.wtf * {K1 + 1} / (h.wtf + {K1})) {boost} AS score
         FROM hits h JOIN df USING (term) JOIN q USING (term) CROSS JOIN st
         {where}
         GROUP BY h.sym
@@ -218,14 +305,18 @@ def bm25_sql(terms: Sequence[str], filtered: bool) -> str:
 def rank(
     con: Any, query: str, limit: int, path_regex: str | None = None
 ) -> list[tuple[str, float]]:
-    """(symbol id, BM25F score) pairs, best first."""
+    """(symbol id, BM25F score) pairs, best first; symbols of files the query names are
+    boosted (see ``mentioned_files``)."""
     weights = query_terms(query)
     if not weights:
         return []
     terms = list(weights)
     params: list[Any] = [[weights[t] for t in terms]]
+    named = mentioned_files(con, query)
+    if named:
+        params.append(named)
     if path_regex is not None:
         params.append(path_regex)
     params.append(limit)
-    sql = bm25_sql(terms, path_regex is not None)
+    sql = bm25_sql(terms, path_regex is not None, bool(named))
     return [(r[0], float(r[1])) for r in con.execute(sql, params).fetchall()]
