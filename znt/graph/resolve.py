@@ -662,6 +662,19 @@ class _Hierarchy:
         self.bases = {k: [d for _p, d in sorted(v)] for k, v in bases.items()}
         self._mro: dict[str, list[str]] = {}
         self._methods: dict[str, dict[str, tuple[str, str]]] = {}
+        self._loaded = False
+
+    def _load_members(self) -> None:
+        """Every class's members, in one query on the first lookup. Reading them class by
+        class cost one query per class: on a sympy rescan 31,460 queries and ~96 s of the
+        edge rebuild (docs/benchmarks/retrieval.md, the scan profile); one grouped scan of
+        ``symbols`` takes well under a second."""
+        self._loaded = True
+        for parent, name, sid, typ in self.con.execute(
+            "SELECT parent_id, name, min(id), min(type) FROM symbols "
+            "WHERE parent_id IS NOT NULL GROUP BY parent_id, name"
+        ).fetchall():
+            self._methods.setdefault(parent, {})[name] = (sid, typ)
 
     def mro(self, cls: str) -> list[str]:
         """C3 linearisation; a hierarchy C3 rejects (or a cycle) falls back to depth-first
@@ -693,16 +706,8 @@ class _Hierarchy:
     def find(self, mro: list[str], member: str) -> str | None:
         """The first class in ``mro`` that defines ``member``: its id when it is a
         function, ``None`` when it is a field (not a call target) or nobody defines it."""
-        missing = [c for c in mro if c not in self._methods and not c.startswith("ext::")]
-        if missing:
-            for c in missing:
-                self._methods[c] = {}
-            for parent, name, sid, typ in self.con.execute(
-                "SELECT parent_id, name, min(id), min(type) FROM symbols "
-                "WHERE parent_id IN (SELECT unnest(?)) GROUP BY parent_id, name",
-                [missing],
-            ).fetchall():
-                self._methods[parent][name] = (sid, typ)
+        if not self._loaded:
+            self._load_members()
         for c in mro:
             hit = self._methods.get(c, {}).get(member)
             if hit is not None:
