@@ -342,10 +342,11 @@ class CsvSink:
 
 # ART indexes for point lookups of the graph queries (znt/graph/traverse.py shapes its SQL by
 # what exists). Created after a full build's bulk load, which is cheaper than maintaining them
-# row by row during it; incremental scans keep them up to date.
+# row by row during it; incremental scans keep them up to date. None on ``edges``: a rescan of
+# a file many others import replaces the edges of every importer, and keeping edges(src) and
+# edges(dst) cost 20-28 s of COMMIT on sympy against 0.2 s without them, for graph reads at
+# most ~2x slower (docs/decisions/0011-no-art-index-on-edges.md).
 INDEXES = {
-    "edges_src": ("edges", "src"),
-    "edges_dst": ("edges", "dst"),
     "symbols_id": ("symbols", "id"),
     "symbols_qname": ("symbols", "qualified_name"),
     "symbols_name": ("symbols", "name"),
