@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from znt.cli.output import common_options, settings
+from znt.cli.output import common_options, emit_graph_doc, settings
 from znt.errors import EXIT_NOTHING_FOUND
 
 FORMATS = ("text", "json", "mermaid", "dot")
@@ -82,29 +82,8 @@ def graph_cmd(
         max_nodes=max_nodes,
         project_path=settings(ctx).project,
     )
-    chosen = fmt or settings(ctx).format or "text"
-    if chosen == "json":
-        from znt.formats import json as json_fmt
-
-        out = json_fmt.render(doc)
-    elif chosen == "mermaid":
-        from znt.formats import mermaid
-
-        out = mermaid.render(doc)
-    elif chosen == "dot":
-        from znt.formats import dot
-
-        out = dot.render(doc)
-    elif chosen == "text":
-        from znt.formats import graph_text
-
-        out = graph_text.render(doc)
-    else:
-        raise click.UsageError(f"--format {chosen} is not available for graph", ctx)
-    click.echo(out)
+    chosen = emit_graph_doc(ctx, doc, fmt, text="graph_text", what="graph")
     if chosen in ("mermaid", "dot") and not settings(ctx).quiet:
-        for warning in doc["warnings"]:
-            click.echo(f"znt: warning: {warning}", err=True)
         comp = doc["completeness"]
         if not comp["complete"]:
             click.echo(

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from znt.cli.output import common_options, settings
+from znt.cli.output import common_options, emit_graph_doc, settings
 
 FORMATS = ("text", "json", "mermaid")
 
@@ -53,25 +53,7 @@ def impact_cmd(
         depth=depth,
         project_path=settings(ctx).project,
     )
-    chosen = fmt or settings(ctx).format or "text"
-    if chosen == "json":
-        from znt.formats import json as json_fmt
-
-        out = json_fmt.render(doc)
-    elif chosen == "mermaid":
-        from znt.formats import mermaid
-
-        out = mermaid.render(doc)
-    elif chosen == "text":
-        from znt.formats import impact_text
-
-        out = impact_text.render(doc)
-    else:
-        raise click.UsageError(f"--format {chosen} is not available for impact", ctx)
-    click.echo(out)
-    if chosen == "mermaid" and not settings(ctx).quiet:
-        for warning in doc["warnings"]:
-            click.echo(f"znt: warning: {warning}", err=True)
+    emit_graph_doc(ctx, doc, fmt, text="impact_text", what="impact")
 
 
 COMMANDS = [impact_cmd]

@@ -148,3 +148,22 @@ def settings_for_update(ctx: click.Context) -> Settings:
     if not isinstance(root.obj, Settings):
         root.obj = Settings()
     return root.obj
+
+
+def emit_graph_doc(
+    ctx: click.Context, doc: dict[str, Any], fmt: str | None, *, text: str, what: str
+) -> str:
+    """Print a document shaped like ``znt graph``'s (``nodes``/``edges``) as json, mermaid,
+    dot or text (the ``znt.formats`` module named by ``text``); returns the format used.
+    The diagram formats carry no room for notes, so warnings go to stderr with them."""
+    import importlib
+
+    chosen = fmt or settings(ctx).format or "text"
+    modules = {"json": "json", "mermaid": "mermaid", "dot": "dot", "text": text}
+    if chosen not in modules:
+        raise click.UsageError(f"--format {chosen} is not available for {what}", ctx)
+    click.echo(importlib.import_module(f"znt.formats.{modules[chosen]}").render(doc))
+    if chosen in ("mermaid", "dot") and not settings(ctx).quiet:
+        for warning in doc.get("warnings", []):
+            click.echo(f"znt: warning: {warning}", err=True)
+    return chosen
