@@ -47,6 +47,16 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     import duckdb
 
+# A reference through an import, as the name it asks for in the imported file: the
+# import's member (``from m import Cls``) and the rest of the reference (``Cls.method``).
+# Shared by the statements that resolve ``import``, ``returns`` and re-export targets.
+IMPORTED_NAME = """SELECT ri.rid, t.target AS tfile, ri.hint,
+                   CASE WHEN t.member IS NULL THEN ri.rest
+                        WHEN ri.rest IS NULL THEN t.member
+                        ELSE t.member || '.' || ri.rest END AS qname
+            FROM ref_imports ri
+            JOIN import_targets t ON t.file = ri.file AND t.local = ri.local"""
+
 CONFIDENCE = {
     "contains": 1.0,
     "same_scope": 1.0,
@@ -308,15 +318,10 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         """
     )
     con.execute(
-        """
+        f"""
         CREATE OR REPLACE TEMP TABLE ref_targets AS
         WITH wanted AS (
-            SELECT ri.rid, t.target AS tfile, ri.hint,
-                   CASE WHEN t.member IS NULL THEN ri.rest
-                        WHEN ri.rest IS NULL THEN t.member
-                        ELSE t.member || '.' || ri.rest END AS qname
-            FROM ref_imports ri
-            JOIN import_targets t ON t.file = ri.file AND t.local = ri.local
+            {IMPORTED_NAME}
             WHERE ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?')
         )
         SELECT w.rid, s.id AS target,
@@ -330,15 +335,10 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     # What an imported function returns (``a = func(); a()``): the functions its file's
     # ``returns`` rows name; several of them are each a candidate.
     con.execute(
-        """
+        f"""
         INSERT INTO ref_targets
         WITH wanted AS (
-            SELECT ri.rid, t.target AS tfile, ri.hint,
-                   CASE WHEN t.member IS NULL THEN ri.rest
-                        WHEN ri.rest IS NULL THEN t.member
-                        ELSE t.member || '.' || ri.rest END AS qname
-            FROM ref_imports ri
-            JOIN import_targets t ON t.file = ri.file AND t.local = ri.local
+            {IMPORTED_NAME}
             WHERE ri.hint IN ('returns', 'returns?')
         ),
         fn AS (
@@ -415,12 +415,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
             f"""
             INSERT INTO ref_targets
             WITH wanted AS (
-                SELECT ri.rid, t.target AS tfile, ri.hint,
-                       CASE WHEN t.member IS NULL THEN ri.rest
-                            WHEN ri.rest IS NULL THEN t.member
-                            ELSE t.member || '.' || ri.rest END AS qname
-                FROM ref_imports ri
-                JOIN import_targets t ON t.file = ri.file AND t.local = ri.local
+                {IMPORTED_NAME}
                 ANTI JOIN ref_targets rt ON rt.rid = ri.rid
                 WHERE (ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?'))
                   AND ends_with(t.target, '__init__.py')
