@@ -95,6 +95,7 @@ def snapshot(root: Path) -> dict[str, list[tuple]]:
         "edges",
         "lex_docs",
         "lex_postings",
+        "lex_terms",
         "embed_docs",
     ):
         cols = (

@@ -351,12 +351,10 @@ def test_named_file_is_boosted_not_filtered(project: Path) -> None:
     try:
         boosted = dict(lexical.rank(con, q, 100))
         weights = lexical.query_terms(q)
-        terms = list(weights)
-        plain = dict(
-            con.execute(
-                lexical.bm25_sql(terms, filtered=False), [[weights[t] for t in terms], 100]
-            ).fetchall()
-        )
+        plain = {
+            row[0]: row[1]
+            for row in con.execute(lexical.bm25_sql(weights, filtered=False), [100]).fetchall()
+        }
     finally:
         con.close()
     assert set(boosted) == set(plain) and lexical.MENTION_BOOST > 0

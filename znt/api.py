@@ -102,8 +102,8 @@ def freshness(project: Project, *, check_files: bool) -> dict[str, Any]:
     how many files changed since. Uses the manifest and ``stat`` only: no hashing."""
     from znt.gitinfo import head_commit
 
-    man = manifest_mod.load(project.manifest_path)
-    last = man.last_scan if man else {}
+    man = manifest_mod.load(project.manifest_path) if check_files else None
+    last = (man.last_scan if man else None) or manifest_mod.last_scan(project.manifest_path) or {}
     head = head_commit(project.root)
     out: dict[str, Any] = {
         "last_scan_at": last.get("at"),
@@ -468,14 +468,15 @@ def search(
         meta = store.get_meta(con)
         lex: list[tuple[str, float]] = []
         vec: list[tuple[str, float]] = []
+        facts: dict[str, lexical.DocFacts] = {}
         if mode in ("lexical", "hybrid"):
-            lex = lexical.rank(con, query, pool, path_regex)
+            lex = lexical.rank(con, query, pool, path_regex, facts)
         if mode in ("vector", "hybrid") or (mode == "lexical" and not lex):
             vector, why = _query_vector(con, meta, query)
             if vector is None:
                 warnings.append(f"vector search unavailable: {why}")
                 if mode == "vector":
-                    lex = lexical.rank(con, query, pool, path_regex)
+                    lex = lexical.rank(con, query, pool, path_regex, facts)
                     used = "lexical"
                     warnings.append("answered by lexical search instead")
                 elif mode == "hybrid":
@@ -494,24 +495,26 @@ def search(
             cands = ranking.single(lex, "lexical")
         else:
             cands = ranking.single(vec, "vector")
-        infos = _symbol_info(con, [c.id for c in cands])
+        facts.update(_doc_facts(con, [c.id for c in cands if c.id not in facts]))
         for c in cands:
             c.score *= ranking.SCORE_SCALE
-            info = infos.get(c.id)
-            if info is None:
+            fact = facts.get(c.id)
+            if fact is None:
                 continue
-            if info["role"] == "test" and role != "test":
+            c_role, c_type, c_kind, _file = fact
+            if c_role == "test" and role != "test":
                 c.score *= ranking.TEST_FACTOR
                 c.demoted = True
-            if (type and info["type"] == type) or (type and info["kind"] == type):
+            if type and type in (c_type, c_kind):
                 c.score += ranking.TYPE_ROLE_BOOST
                 c.boosts.append("type")
-            if role and info["role"] == role:
+            if role and c_role == role:
                 c.score += ranking.TYPE_ROLE_BOOST
                 c.boosts.append("role")
-        cands = sorted((c for c in cands if c.id in infos), key=lambda c: (-c.score, c.id))
+        cands = sorted((c for c in cands if c.id in facts), key=lambda c: (-c.score, c.id))
         total = len(cands)
-        page = cands[offset : offset + limit]
+        infos = _symbol_info(con, [c.id for c in cands[offset : offset + limit]])
+        page = [c for c in cands[offset : offset + limit] if c.id in infos]
         results = []
         for c in page:
             item = {**infos[c.id], "score": round(c.score, 4), "found_by": c.found_by}
@@ -604,36 +607,27 @@ def _index_vectors(
     return vectors, ""
 
 
-def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
-    """Search's view of the symbols ``ids`` (a list of constants: DuckDB may answer it from
-    the ART index on ``symbols(id)``; on sympy it measured no faster than a subquery)."""
+def _doc_facts(con: Any, ids: list[str]) -> dict[str, Any]:
+    """Role, type, kind and file of ``ids`` (the candidates the lexical query did not
+    describe already: those only the vector list found)."""
     if not ids:
         return {}
     rows = con.execute(
-        f"""
-        SELECT id, name, qualified_name, type, kind, role, file, start_line, end_line,
-               signature, doc, language
-        FROM symbols WHERE id IN ({", ".join("?" * len(ids))})
-        """,
+        f"SELECT id, role, type, kind, file FROM symbols WHERE id IN ({', '.join('?' * len(ids))})",
         ids,
     ).fetchall()
-    out = {}
-    for r in rows:
-        out[r[0]] = {
-            "id": r[0],
-            "name": r[1],
-            "qualified_name": r[2],
-            "type": r[3],
-            "kind": r[4],
-            "role": r[5],
-            "file": r[6],
-            "start_line": r[7],
-            "end_line": r[8],
-            "signature": r[9] or "",
-            "description": (r[10] or "").split("\n\n")[0][:300],
-            "language": r[11],
-        }
-    return out
+    return {r[0]: tuple(r[1:]) for r in rows}
+
+
+def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
+    """Search's view of the symbols ``ids``: their stored cards (lexical.search_card), found
+    through the ART index on ``symbols(id)``."""
+    if not ids:
+        return {}
+    rows = con.execute(
+        f"SELECT id, card FROM symbols WHERE id IN ({', '.join('?' * len(ids))})", ids
+    ).fetchall()
+    return {sid: {"id": sid, **json.loads(card)} for sid, card in rows}
 
 
 def _call_tree(con: Any, sym: str, depth: int, *, up: bool) -> list[dict[str, Any]]:

@@ -15,6 +15,7 @@ carry a start node's name (possible callers the index could not bind).
 
 from __future__ import annotations
 
+import json
 import os
 import re
 from collections.abc import Iterable, Sequence
@@ -530,6 +531,18 @@ def first_shortest_paths(
 # -- details and completeness ----------------------------------------------------------------
 
 
+_DETAIL_KEYS = (
+    "name",
+    "qualified_name",
+    "type",
+    "kind",
+    "file",
+    "start_line",
+    "end_line",
+    "role",
+)
+
+
 def node_details(con: Any, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     """Rows of ``symbols`` for the project ids, and what an ``ext::``/``dep::`` id says
     about itself (the ``externals`` view's rules, without scanning the edges for it)."""
@@ -538,21 +551,14 @@ def node_details(con: Any, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     if internal:
         cond, params = _in("id", internal)
-        for r in con.execute(
-            "SELECT id, name, qualified_name, type, kind, file, start_line, end_line, role "
-            f"FROM symbols WHERE {cond}",
-            params,
+        # The stored card (lexical.search_card): one column to fetch per row, not nine.
+        for sid, card in con.execute(
+            f"SELECT id, card FROM symbols WHERE {cond}", params
         ).fetchall():
-            out[r[0]] = {
-                "id": r[0],
-                "name": r[1],
-                "qualified_name": r[2],
-                "type": r[3],
-                "kind": r[4],
-                "file": r[5],
-                "start_line": r[6],
-                "end_line": r[7],
-                "role": r[8],
+            c = json.loads(card)
+            out[sid] = {
+                "id": sid,
+                **{k: c[k] for k in _DETAIL_KEYS},
                 "external": False,
             }
     for i in ids:

@@ -17,7 +17,7 @@ from typing import Any
 from znt.index.embed.text import embed_rows
 from znt.index.extract import Extractor, FileFacts
 from znt.index.languages import get_language, reset_current_root, set_current_root
-from znt.index.lexical import document_rows
+from znt.index.lexical import document_rows, search_card
 from znt.index.store import CsvSink
 
 BINARY_SNIFF = 8192
@@ -116,7 +116,7 @@ def _write_rows(
     if facts is None:
         return
     lang = res.language
-    sink.add("symbols", [(*row, lang) for row in facts.symbols])
+    sink.add("symbols", [(*row, lang, search_card(row, lang)) for row in facts.symbols])
     sink.add("refs", facts.refs)
     sink.add("imports", facts.imports)
     sink.add("import_candidates", facts.candidates)

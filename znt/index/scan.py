@@ -454,7 +454,7 @@ class Scanner:
 
     def _write_full(self, rows: Path, meta: dict[str, str]) -> tuple[int, int]:
         from znt.graph.resolve import rebuild_edges
-        from znt.index import store
+        from znt.index import lexical, store
         from znt.index.embed.stage import carry_over
 
         project = self.project
@@ -468,6 +468,7 @@ class Scanner:
         try:
             store.create_schema(con)
             store.load_csv_folder(con, rows)
+            lexical.refresh_terms(con)
             self.progress("building_graph", 1, 1)
             rebuild_edges(con)
             store.create_indexes(con)
@@ -498,7 +499,7 @@ class Scanner:
         touched: list[tuple[str, int]],
     ) -> tuple[int, int]:
         from znt.graph.resolve import rebuild_edges, remember_changed
-        from znt.index import store
+        from znt.index import lexical, store
         from znt.index.embed.stage import prune
 
         changed = sorted(set(replaced) | set(gone))
@@ -512,8 +513,10 @@ class Scanner:
                 "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
                 [changed],
             )
+            lexical.remember_terms(con, changed)
             store.delete_files(con, changed)
             store.load_csv_folder(con, rows)
+            lexical.refresh_terms(con, changed)
             prune(con, "old_texts")
             if touched:
                 con.execute("CREATE TEMP TABLE touched (path VARCHAR, mtime_ns BIGINT)")

@@ -26,7 +26,7 @@ from znt.errors import Busy, IndexIncompatible, IndexMissing
 if TYPE_CHECKING:
     import duckdb
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 T = TypeVar("T")
 
@@ -59,6 +59,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("doc", "VARCHAR"),
         ("role", "VARCHAR"),
         ("language", "VARCHAR"),
+        ("card", "VARCHAR"),  # what search shows of it, as JSON (lexical.search_card)
     ),
     "refs": (
         ("file", "VARCHAR"),
@@ -102,13 +103,24 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     "lex_docs": (
         ("file", "VARCHAR"),
         ("sym", "VARCHAR"),
+        ("sid", "BIGINT"),
         ("dl", "FLOAT"),
+        ("role", "VARCHAR"),
+        ("type", "VARCHAR"),
+        ("kind", "VARCHAR"),
     ),
     "lex_postings": (
         ("file", "VARCHAR"),
-        ("sym", "VARCHAR"),
+        ("sid", "BIGINT"),
         ("term", "VARCHAR"),
         ("wtf", "FLOAT"),
+    ),
+    # Derived from lex_postings after each scan (lexical.refresh_terms): what queries read.
+    "lex_terms": (
+        ("term", "VARCHAR"),
+        ("df", "INTEGER"),
+        ("syms", "BIGINT[]"),
+        ("wtfs", "FLOAT[]"),
     ),
     # The texts a symbol is embedded as (znt/index/embed/text.py); vectors live in
     # ``embeddings`` keyed by text_hash, created by the embedding stage of a scan.
@@ -233,8 +245,13 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         )
     if read_only:
         with _attached(path) as cur:
-            check_schema(cur)
-            yield cur
+            meta = _all_meta(cur)
+            _check_version(meta.get("schema_version"))
+            _metas[id(cur)] = meta
+            try:
+                yield cur
+            finally:
+                _metas.pop(id(cur), None)
         return
     con = connect(path, read_only=False)
     try:
@@ -244,12 +261,32 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         con.close()
 
 
+# The meta rows of each index opened read-only, read once by ``open_index`` (which needs
+# the schema version anyway) for ``get_meta``: a statement on an index attached for one
+# call costs about a millisecond.
+_metas: dict[int, dict[str, str]] = {}
+
+
+def _all_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    try:
+        return {k: v for k, v in con.execute("SELECT key, value FROM meta").fetchall()}
+    except Exception:
+        return {}
+
+
 def check_schema(con: duckdb.DuckDBPyConnection) -> None:
     try:
         row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     except Exception:
         row = None
-    version = int(row[0]) if row else None
+    _check_version(row[0] if row else None)
+
+
+def _check_version(value: str | None) -> None:
+    try:
+        version = int(value) if value is not None else None
+    except ValueError:
+        version = None
     if version != SCHEMA_VERSION:
         raise IndexIncompatible(
             f"the index was written with schema version {version}, this znt reads "
@@ -304,6 +341,9 @@ def set_meta(con: duckdb.DuckDBPyConnection, values: Mapping[str, str | None]) -
 
 
 def get_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
+    cached = _metas.get(id(con))
+    if cached is not None:
+        return dict(cached)
     return {k: v for k, v in con.execute("SELECT key, value FROM meta").fetchall()}
 
 
@@ -350,17 +390,13 @@ INDEXES = {
     "symbols_id": ("symbols", "id"),
     "symbols_qname": ("symbols", "qualified_name"),
     "symbols_name": ("symbols", "name"),
+    "lex_terms_term": ("lex_terms", "term"),
 }
 
 
 def create_indexes(con: duckdb.DuckDBPyConnection) -> None:
     for name, (table, column) in INDEXES.items():
         con.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})")
-
-
-# Rows of these tables are inserted in this order: lexical lookups filter postings by term,
-# and rows sorted by term let DuckDB's min/max zone maps skip most of the table.
-INSERT_ORDER = {"lex_postings": "term"}
 
 
 def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
@@ -370,11 +406,10 @@ def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
         if not parts:
             continue
         columns = ", ".join(f"'{n}': '{t}'" for n, t in cols)
-        order = f" ORDER BY {INSERT_ORDER[table]}" if table in INSERT_ORDER else ""
         con.execute(
             f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, delim = ',', "
             f"auto_detect = false, quote = '\"', escape = '\"', columns = {{{columns}}}, "
-            f"strict_mode = true){order}",
+            "strict_mode = true)",
             [parts],
         )
 
