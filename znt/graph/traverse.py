@@ -282,34 +282,41 @@ def _index_columns(rows: Iterable[Sequence[Any]]) -> frozenset[str]:
     return frozenset(out)
 
 
+# ``indexed_columns`` per index file and generation: the indexes of an index file change
+# only when a scan writes it, and a scan writes a new ``generation`` into ``meta``.
+_indexed_by_generation: dict[tuple[str, str], frozenset[str]] = {}
+
+
 def indexed_columns(con: Any) -> frozenset[str]:
     """``table.column`` of every single-column index. DuckDB uses an index only for an
     equality or IN-list filter standing alone, so queries are shaped by what exists: with
     an index, one lookup per column (UNION ALL) and the other filters applied in Python;
     without one, a single scan with every filter."""
+    from znt.index.store import get_meta, opened_path
+
+    path, generation = opened_path(con), get_meta(con).get("generation")
+    key = (path, generation) if path and generation else None
+    cached = _indexed_by_generation.get(key) if key else None
+    if cached is not None:
+        return cached
     try:
         rows = con.execute(_INDEXES_SQL).fetchall()
     except Exception:
         return frozenset()
-    return _index_columns(rows)
+    found = _index_columns(rows)
+    if key:
+        _indexed_by_generation[key] = found
+    return found
 
 
 def index_state(con: Any, meta_keys: Sequence[str]) -> tuple[frozenset[str], dict[str, str]]:
-    """``indexed_columns`` and the ``meta`` values of ``meta_keys``, in one statement: on an
-    index attached for one call, every statement carries a fixed cost of about a
-    millisecond, so a graph question saves the round trips it can."""
-    keys, params = _in("key", meta_keys)
-    meta_sql = f"SELECT key, value FROM meta WHERE {keys}"
-    try:
-        rows = con.execute(
-            f"SELECT 'index', table_name, CAST(expressions AS VARCHAR) FROM ({_INDEXES_SQL}) "
-            f"UNION ALL SELECT 'meta', key, value FROM ({meta_sql})",
-            params,
-        ).fetchall()
-    except Exception:
-        return indexed_columns(con), dict(con.execute(meta_sql, params).fetchall())
-    meta = {k: v for tag, k, v in rows if tag == "meta"}
-    return _index_columns((t, e) for tag, t, e in rows if tag == "index"), meta
+    """``indexed_columns`` and the ``meta`` values of ``meta_keys``. Both come without a
+    statement of their own in a long-lived process: ``open_index`` has read ``meta``
+    already, and the indexes are remembered per index generation."""
+    from znt.index.store import get_meta
+
+    meta = get_meta(con)
+    return indexed_columns(con), {k: meta[k] for k in meta_keys if k in meta}
 
 
 def _load(

@@ -248,10 +248,12 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
             meta = _all_meta(cur)
             _check_version(meta.get("schema_version"))
             _metas[id(cur)] = meta
+            _opened[id(cur)] = str(path)
             try:
                 yield cur
             finally:
                 _metas.pop(id(cur), None)
+                _opened.pop(id(cur), None)
         return
     con = connect(path, read_only=False)
     try:
@@ -265,6 +267,12 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
 # the schema version anyway) for ``get_meta``: a statement on an index attached for one
 # call costs about a millisecond.
 _metas: dict[int, dict[str, str]] = {}
+_opened: dict[int, str] = {}  # the file each of those cursors reads
+
+
+def opened_path(con: duckdb.DuckDBPyConnection) -> str | None:
+    """The index file a cursor from ``open_index(read_only=True)`` reads, else None."""
+    return _opened.get(id(con))
 
 
 def _all_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
