@@ -324,3 +324,33 @@ def test_stats_text_shows_mcp_usage_from_the_metrics_file(tmp_path):
     assert "Top tools: search 2, outline 1" in out
     path.unlink()
     assert "MCP" not in run_znt("stats", "-C", str(root)).stdout
+
+
+def test_read_commands_leave_fast_with_all_output_and_the_exit_code(tmp_path):
+    """``python -m znt`` (like the console script) skips the interpreter's teardown after a
+    read command: a large JSON answer must still arrive whole through a pipe, and the exit
+    codes must be the documented ones; a scan exits the ordinary way."""
+    src = tmp_path / "many.py"
+    src.write_text(
+        "".join(f"def handler_{i}(x):\n    return handle_item(x, {i})\n\n" for i in range(400))
+    )
+    scan = run_znt("scan", "--no-embed", "-q", str(tmp_path))
+    assert scan.returncode == 0, scan.stderr
+    found = run_znt(
+        "search",
+        "handler",
+        "--mode",
+        "lexical",
+        "--limit",
+        "400",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
+    assert found.returncode == 0, found.stderr
+    doc = json.loads(found.stdout)  # a truncated pipe would not parse
+    assert len(doc["results"]) == 400 and len(found.stdout) > 65536
+    missing = run_znt("search", "zzqqxx", "--mode", "lexical", cwd=tmp_path)
+    assert missing.returncode == 1 and "No matching components found." in missing.stdout
+    unknown = run_znt("graph", "no_such_symbol", cwd=tmp_path)
+    assert unknown.returncode == 4 and "not found" in unknown.stderr

@@ -1,4 +1,4 @@
-from znt.cli import main
+from znt.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()

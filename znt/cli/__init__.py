@@ -6,6 +6,8 @@ of the start-up budget of a one-shot search (docs/decisions/0001-click-not-typer
 
 from __future__ import annotations
 
+import contextlib
+import os
 import sys
 
 import click
@@ -44,6 +46,13 @@ COMMAND_MODULES = {
     "impact": "impact",
     "hook": "hook",
 }
+
+
+# Commands that only read: after one of them the console script leaves without the
+# interpreter's teardown (see ``run``).
+READ_COMMANDS = frozenset(
+    {"status", "outline", "stats", "logs", "search", "graph", "similar", "check", "sql", "impact"}
+)
 
 
 class LazyGroup(click.Group):
@@ -150,3 +159,29 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(EXIT_FAILURE)
     sys.exit(0)
+
+
+def run() -> None:
+    """The console script (and ``python -m znt``): ``main``, and after a command that only
+    reads, an exit that skips the interpreter's teardown.
+
+    Destroying a DuckDB instance at interpreter exit costs 40-60 ms, about a sixth of a
+    one-shot ``znt search`` on sympy (docs/benchmarks/query.md). A read command holds no
+    file, lock, child process or temporary folder by the time ``main`` returns, so once
+    its output is flushed nothing is left for that teardown to do. Everything else (scan,
+    setup, hooks, the MCP server) exits the ordinary way. ``main`` itself never does this,
+    so a caller in the same process (tests) keeps its interpreter."""
+    args = sys.argv[1:]
+    command = next((a for a in args if a in COMMAND_MODULES), None)
+    try:
+        main()
+    except SystemExit as exc:
+        if command not in READ_COMMANDS:
+            raise
+        code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+        if isinstance(exc.code, str):
+            print(exc.code, file=sys.stderr)
+        for stream in (sys.stdout, sys.stderr):
+            with contextlib.suppress(OSError, ValueError):
+                stream.flush()
+        os._exit(code)
