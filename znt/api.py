@@ -371,8 +371,10 @@ def stats(*, project_path: str | None = None) -> dict[str, Any]:
                 ),
             },
             "references": {
-                # "returns" rows are facts for the resolver, not references in the code.
-                "total": _count(con, "SELECT count(*) FROM refs WHERE kind <> 'returns'"),
+                # "returns" and "exports" rows are facts for the resolver, not references in the code.
+                "total": _count(
+                    con, "SELECT count(*) FROM refs WHERE kind NOT IN ('returns', 'exports')"
+                ),
             },
         }
     size = 0

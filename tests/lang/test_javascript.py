@@ -166,6 +166,8 @@ def test_certain_calls_are_resolved(root):
         (f"{LIST}::emptyOrder", f"{ORDER}::Order"),
         (f"{MAIN}::summarize.describe", f"{ORDER}::withTax"),
         (f"{MAIN}::main", f"{SERVICE}::OrderRepository"),
+        # a default import: `export default OrderService` names the class
+        (f"{MAIN}::main", f"{SERVICE}::OrderService"),
         # CommonJS destructuring, plain and renamed ({ OrderRepository: Repo })
         (f"{TEST}::makeService", f"{SERVICE}::OrderService"),
         (f"{TEST}::makeService", f"{SERVICE}::OrderRepository"),
@@ -204,8 +206,8 @@ def test_uncertain_calls_are_never_bound(root):
         resolution(f"{SERVICE}::OrderService.place", "ext::this.repository.append") == "unresolved"
     )
     assert resolution(f"{ORDER}::PriorityOrder.total", "ext::super.total") == "unresolved"
-    # A default import's exported name is not known from the importing file.
-    assert resolution(f"{MAIN}::main", "ext::OrderService") == "unresolved"
+    # A default import binds what the file's `export default` names (not a guess by name).
+    assert resolution(f"{MAIN}::main", f"{SERVICE}::OrderService") == "import"
     # External packages keep their full name; lower-case JSX tags are not references.
     assert resolution(f"{LIST}::OrderList", "ext::react.useState") == "external"
     assert resolution(f"{LIST}::OrderList", "ext::react.Fragment") == "external"

@@ -23,10 +23,18 @@ Resolution rules and their confidence (docs/languages.md, "Call resolution"):
   method resolution order (C3), from a ``self`` call, a ``super()`` call or ``Cls.m``
   (0.9 / 0.9 / 1.0).
 * ``constructor`` - also: a call of a class calls its ``__init__`` (found through the bases).
+* ``super`` also: a ``@reference.super`` call of any language (Java/Kotlin ``super.m()``, C#
+  ``base.M()``, PHP ``parent::m()``), looked up after the enclosing class in its bases (0.9).
+* ``method_set`` - ``implements`` for languages whose types implement interfaces by their
+  methods (Go, ``IMPLEMENTS_BY_METHOD_SET``): same package, same names and results (0.9).
 * ``assigned`` also: what an imported function returns (``a = f(); a()``), read from the
   ``returns`` rows of ``f``'s file (refs of kind ``returns``, never edges themselves: the
   functions each function returns, resolved in its own file); an outside or unknown
   function's result is an unresolved ``ext::f()``.
+* ``import`` also: a name a file exports without defining it so (JavaScript/TypeScript): its
+  ``exports`` rows (refs of kind ``exports``, never edges: ``export default f``) and its
+  re-exports (imports whose local name is ``export <name>`` or ``export *``), followed a
+  few files deep; a name two ``export *`` give is bound to neither.
 * ``ambiguous`` - one of several values a name is bound to (0.5): every candidate is kept,
   none is guessed.
 * ``unresolved`` / ``local`` - anything else: an external node with the name as written,
@@ -68,6 +76,7 @@ CONFIDENCE = {
     "assigned": 0.8,
     "inherited": 1.0,
     "super": 0.9,
+    "method_set": 0.9,
     "ambiguous": 0.5,
     "unresolved": 0.0,
     "local": 0.0,
@@ -81,6 +90,9 @@ _MEMBER_HINTS = ("member", "self", "super", "member?", "self?", "super?")
 _NOT_MEMBER = "(r.resolution IS NULL OR r.resolution IN ('assigned', 'assigned?'))"
 # What an outside (or unknown) function returns is not known: unresolved, named ``f()``.
 _RETURNS = "r.resolution IN ('returns', 'returns?')"
+# A super call no base defines (the base is outside the project): ``ext::super.m``, never
+# read through an import that shares the head of the class's qualified name.
+_SUPER = "r.resolution IN ('super', 'super?')"
 _HINT_RESOLUTION = {"member": "assigned", "self": "self_method", "super": "super", "": "inherited"}
 
 
@@ -134,6 +146,22 @@ m AS (
     SELECT c.file, c.line, c.local, c.prio, c.member, c.mode, f.path
     FROM (SELECT * FROM c WHERE mode = 'suffix') c
     JOIN files f ON f.path = c.path OR ends_with(f.path, '/' || c.path)
+    UNION ALL
+    -- ``via``: the path is a name another import of the same file binds to a project file
+    -- by an exact path (Rust ``mod util;`` then ``use util::f;``); that file is the target.
+    SELECT c.file, c.line, c.local, c.prio, c.member, c.mode, f.path
+    FROM (SELECT * FROM c WHERE mode = 'via') c
+    JOIN import_candidates d ON d.file = c.file AND d.local = c.path AND d.line <> c.line
+     AND d.mode = 'exact' AND d.member IS NULL
+    JOIN files f ON f.path = d.path
+    UNION ALL
+    -- ``symbol``: the files of the same language that define a type of that qualified name
+    -- (a C# alias names a namespace-qualified type, whichever file holds it).
+    SELECT DISTINCT c.file, c.line, c.local, c.prio, c.member, c.mode, s.file
+    FROM (SELECT * FROM c WHERE mode = 'symbol') c
+    JOIN files src ON src.path = c.file
+    JOIN symbols s ON s.qualified_name = c.path AND s.language = src.language
+     AND s.type = 'declaration'
 ),
 best AS (
     SELECT *, count(*) OVER (PARTITION BY file, line, local, prio) AS n
@@ -154,7 +182,7 @@ def _package_scope_languages() -> list[str]:
 # A file's package: its package declaration (Java, Kotlin), else its folder (Go).
 _PACKAGE_KEYS = """
 SELECT f.path, f.dir, f.module_name, f.language,
-       coalesce('package:' || p.qualified_name, 'dir:' || f.dir) AS pkgkey
+       coalesce('package:' || p.qualified_name, 'dir:' || coalesce(f.dir, '')) AS pkgkey
 FROM files f
 LEFT JOIN (SELECT file, min(qualified_name) AS qualified_name FROM symbols
            WHERE kind = 'package' GROUP BY file) p ON p.file = f.path
@@ -195,8 +223,13 @@ def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) ->
         UNION
         SELECT c.file FROM (SELECT * FROM import_candidates WHERE mode = 'suffix') c
         JOIN changed_keys k ON ends_with(k.path, '/' || c.path)
+        UNION
+        SELECT c.file FROM import_candidates c JOIN files f ON f.path = c.file
+        SEMI JOIN changed_keys k ON k.language = f.language
+        WHERE c.mode = 'symbol'
         """
     )
+    _reexport_scope(con)
     flow = [name for name in _flow_languages() if name in changed_languages]
     if flow:
         # A call's target may be found in the bases of a class from another file (``self``
@@ -286,7 +319,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     con.execute(
         "CREATE OR REPLACE TEMP TABLE scoped_refs AS "
         "SELECT r.*, r.rowid AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file "
-        "WHERE r.kind <> 'returns'"
+        "WHERE r.kind NOT IN ('returns', 'exports')"
     )
 
     # References resolved inside their file.
@@ -441,6 +474,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
             GROUP BY h.rid
             """
         )
+    _export_targets(con)
     con.execute(
         f"""
         INSERT INTO new_edges
@@ -457,6 +491,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         INSERT INTO new_edges
         SELECT r.src,
                'ext::' || CASE WHEN {_RETURNS} THEN r.expr || '()'
+                               WHEN {_SUPER} THEN 'super.' || regexp_extract(r.expr, '[^.]*$')
                                WHEN ri.internal = false
                                THEN concat_ws('.', ri.module, ri.name, ri.rest)
                                ELSE r.expr END,
@@ -472,12 +507,13 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
                     ELSE 'unresolved' END,
                r.file, r.line, r.count
         FROM scoped_refs r
-        LEFT JOIN ref_imports ri ON ri.rid = r.rid
+        LEFT JOIN ref_imports ri ON ri.rid = r.rid AND NOT coalesce({_SUPER}, false)
         ANTI JOIN ref_targets rt ON rt.rid = r.rid
         WHERE r.target IS NULL
         """
     )
     _constructor_edges(con)
+    _method_set_edges(con)
 
     # Replace the scope's edges; merge duplicates (two references to the same target).
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
@@ -496,6 +532,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         "ref_imports",
         "ref_targets",
         "member_refs",
+        "export_map",
         "new_edges",
         "scoped_refs",
         "package_keys",
@@ -506,13 +543,103 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         con.execute(f"DROP TABLE IF EXISTS {tmp}")
 
 
+# -- exports and re-exports (JavaScript, TypeScript) -----------------------------------
+
+# An import whose local name is ``export <name>`` (JS ``export { f as name } from './m'``)
+# binds nothing in its file: the file re-exports, as ``<name>``, what the import names;
+# ``export *`` re-exports every name of its target but ``default``. ``exports`` rows of a
+# file (refs, never edges) name the symbol it exports under another name (``default``).
+_REEXPORT = "export "
+
+_EXPORT_MAP = f"""
+CREATE OR REPLACE TEMP TABLE export_map AS
+WITH c AS (
+    SELECT * FROM import_candidates WHERE starts_with(local, '{_REEXPORT}') AND mode = 'exact'
+),
+best AS (
+    SELECT c.file, c.local, c.member, f.path AS target FROM c JOIN files f ON f.path = c.path
+    QUALIFY rank() OVER (PARTITION BY c.file, c.line, c.local ORDER BY c.prio) = 1
+)
+SELECT x.file, x.expr AS name, x.file AS tfile, s.qualified_name AS tname, false AS star
+FROM refs x JOIN symbols s ON s.id = x.target
+WHERE x.kind = 'exports'
+UNION ALL
+SELECT file, substr(local, {len(_REEXPORT) + 1}), target, member, local = '{_REEXPORT}*'
+FROM best WHERE target <> file
+"""
+
+
+def _reexport_scope(con: duckdb.DuckDBPyConnection) -> None:
+    """A call through a re-export depends on every file of the chain: the importers of a
+    file in scope that re-exports (``export ... from``) are in scope too, transitively."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE scope AS
+        WITH RECURSIVE chain(path) AS (
+            SELECT path FROM scope
+            UNION
+            SELECT c.file FROM chain
+            SEMI JOIN import_candidates r
+              ON r.file = chain.path AND starts_with(r.local, '{_REEXPORT}')
+            JOIN import_candidates c ON c.mode = 'exact' AND c.path = chain.path
+        )
+        SELECT DISTINCT path FROM chain
+        """
+    )
+
+
+def _export_targets(con: duckdb.DuckDBPyConnection) -> None:
+    """Names an import asks of a file that defines no symbol so named: through the file's
+    ``exports`` rows (``import f from './m'`` with ``export default g``) and re-exports,
+    up to four files deep. The shallowest answer wins, a named re-export before ``export *``;
+    a name two ``export *`` give (ambiguous in the language) is bound to neither."""
+    con.execute(_EXPORT_MAP)
+    con.execute(
+        f"""
+        INSERT INTO ref_targets
+        WITH RECURSIVE wanted AS (
+            {IMPORTED_NAME}
+            ANTI JOIN ref_targets rt ON rt.rid = ri.rid
+            WHERE ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?')
+        ),
+        hop(rid, hint, tfile, qname, depth, star) AS (
+            SELECT rid, hint, tfile, qname, 0, false FROM wanted
+            WHERE qname IS NOT NULL AND tfile IN (SELECT file FROM export_map)
+            UNION
+            SELECT h.rid, h.hint, m.tfile,
+                   CASE WHEN m.star THEN h.qname
+                        WHEN h.qname = m.name THEN m.tname
+                        WHEN m.tname IS NULL THEN substr(h.qname, length(m.name) + 2)
+                        ELSE m.tname || substr(h.qname, length(m.name) + 1) END,
+                   h.depth + 1, h.star OR m.star
+            FROM hop h JOIN export_map m ON m.file = h.tfile
+             AND CASE WHEN m.star THEN split_part(h.qname, '.', 1) <> 'default'
+                      ELSE h.qname = m.name OR starts_with(h.qname, m.name || '.') END
+            WHERE h.depth < 4 AND h.qname IS NOT NULL
+        ),
+        found AS (
+            SELECT h.rid, h.hint, s.id FROM hop h
+            JOIN symbols s ON s.file = h.tfile AND s.qualified_name = h.qname
+            WHERE h.depth > 0 AND s.type IN ('function', 'declaration', 'member')
+            QUALIFY rank() OVER (PARTITION BY h.rid ORDER BY h.depth, h.star) = 1
+        )
+        SELECT rid, min(id),
+               CASE WHEN any_value(hint) = 'assigned?' THEN 'ambiguous' ELSE 'import' END
+        FROM found GROUP BY rid HAVING count(DISTINCT id) = 1
+        """
+    )
+
+
 # -- members through bases (type-flow languages) ----------------------------------------
 
 
 def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
     """Resolve ``Prefix.member`` callees whose prefix names a project class (through the
     file's own classes or its imports) to the first class in its method resolution order
-    that defines ``member`` as a function; ``super`` hints start after the class itself."""
+    that defines ``member`` as a function; ``super`` hints start after the class itself.
+    Those come from every language whose query names ``@reference.super`` calls (Java
+    ``super.m()``, C# ``base.M()``, PHP ``parent::m()``), the other hints only from the
+    type-flow languages."""
     flow = _flow_languages()
     if not flow:
         return
@@ -525,7 +652,8 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
                regexp_extract(r.expr, '^(.*)\\.[^.]*$', 1) AS prefix,
                regexp_extract(r.expr, '[^.]*$') AS member
         FROM scoped_refs r
-        JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+        JOIN files f ON f.path = r.file
+         AND (f.language IN ({in_list}) OR r.resolution IN ('super', 'super?'))
         ANTI JOIN ref_targets rt ON rt.rid = r.rid
         WHERE r.target IS NULL AND contains(r.expr, '.')
           AND (r.resolution IS NULL OR r.resolution IN ({hints}))
@@ -593,6 +721,82 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
           AND rt.rid IN (SELECT unnest(?))
         """,
         [[f[0] for f in found]],
+    )
+
+
+@cache
+def _method_set_languages() -> tuple[str, ...]:
+    """Languages whose types implement an interface by having its methods (Go): their
+    module in ``znt/index/lang/`` sets ``IMPLEMENTS_BY_METHOD_SET``."""
+    import importlib
+
+    from znt.index.languages import all_languages
+
+    return tuple(
+        sorted(
+            spec.name
+            for spec in all_languages()
+            if getattr(
+                importlib.import_module(f"znt.index.lang.{spec.name}"),
+                "IMPLEMENTS_BY_METHOD_SET",
+                False,
+            )
+        )
+    )
+
+
+# What a function's signature returns, as written without spaces: what follows its last
+# parameter list (``Get(key string) (Item, bool)`` -> ``(Item,bool)``, ``Put(it Item)`` -> "").
+_RESULT_SQL = (
+    "regexp_replace(regexp_extract(m.signature, '\\)\\s*([^()]*|\\([^()]*\\))\\s*$', 1), "
+    "'\\s+', '', 'g')"
+)
+
+
+def _method_set_edges(con: duckdb.DuckDBPyConnection) -> None:
+    """``implements`` (``method_set``): a top-level type of a file in scope whose methods,
+    in any file of its package, are named like every method of an interface of that
+    package and return the same types (as written; parameters are not compared: 0.9); an
+    interface that embeds others (its method
+    set is more than its own methods) and one without methods are left out. The package
+    bounds it: a changed file's package is in scope, so incremental equals clean."""
+    langs = [name for name in _method_set_languages() if name in _package_scope_languages()]
+    if not langs:
+        return
+    in_list = ", ".join(f"'{name}'" for name in langs)
+    con.execute(
+        f"""
+        INSERT INTO new_edges
+        WITH k AS (SELECT * FROM ({_PACKAGE_KEYS}) WHERE language IN ({in_list})),
+        iface AS (
+            SELECT s.id, k.pkgkey, s.language, m.name AS method, {_RESULT_SQL} AS result
+            FROM symbols s JOIN k ON k.path = s.file
+            JOIN symbols m ON m.parent_id = s.id AND m.type = 'function'
+            WHERE s.kind = 'interface'
+              AND NOT EXISTS (SELECT 1 FROM refs r WHERE r.src = s.id AND r.kind = 'inherits')
+        ),
+        need AS (SELECT id, count(DISTINCT method) AS n FROM iface GROUP BY id),
+        typ AS (
+            SELECT s.id, s.name, s.file, s.start_line, k.pkgkey, s.language
+            FROM symbols s JOIN k ON k.path = s.file
+            SEMI JOIN scope ON scope.path = s.file
+            WHERE s.type = 'declaration' AND s.kind <> 'interface' AND s.qualified_name = s.name
+        ),
+        meth AS (
+            SELECT t.id AS tid, m.name AS method, {_RESULT_SQL} AS result
+            FROM typ t JOIN k ON k.pkgkey = t.pkgkey AND k.language = t.language
+            JOIN symbols m ON m.file = k.path AND m.type = 'function'
+             AND m.qualified_name = t.name || '.' || m.name
+        )
+        SELECT t.id, i.id, 'implements', {CONFIDENCE["method_set"]}, 'method_set',
+               t.file, t.start_line, 1
+        FROM typ t
+        JOIN iface i ON i.pkgkey = t.pkgkey AND i.language = t.language
+        JOIN meth m ON m.tid = t.id AND m.method = i.method AND m.result = i.result
+        JOIN need n ON n.id = i.id
+        GROUP BY t.id, i.id, t.file, t.start_line, n.n
+        HAVING count(DISTINCT m.method) = n.n
+        """
     )
 
 

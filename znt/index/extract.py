@@ -17,6 +17,13 @@ captures; this module gives those captures meaning:
 * ``@import`` with ``@import.module``, ``@import.name``, ``@import.alias``,
   ``@import.wildcard``: one imported binding.
 * ``@local``: a name bound inside a function (parameter, assignment) that shadows outer names.
+* ``@export`` with ``@export.value`` (a name the file defines) and ``@export.name`` (the name
+  it is exported as; default: its own) or ``@export.default`` (the module's default export):
+  an ``exports`` row, which the resolver reads for an import of that name.
+* ``@receiver``: a method's receiver name (Go ``func (s *Square)``): inside the method it is
+  what ``self`` is, so ``s.Len()`` is ``Square.Len`` when this file defines it.
+* ``@reference.super``: a call on the language's super keyword (``super.m()``, ``base.M()``,
+  ``parent::m()``): ``m`` is looked up in the bases of the enclosing class, after it.
 * ``@reference.iterate``: the iterable of a loop (its ``__iter__``/``__next__`` are called
   when a binding says which class it is an instance of).
 * ``@reference.decorator``: a decorator; it is called by the code around the definition it
@@ -83,6 +90,7 @@ class _Def:
     qname: str = ""
     id: str = ""
     locals: set[str] = field(default_factory=set)
+    receivers: set[str] = field(default_factory=set)  # names that are ``self`` here (Go)
     type: str = ""  # canonical type; refining the kind never changes it
     role: str = ""
 
@@ -119,7 +127,11 @@ def _innermost(ordered: list[_Def], positions: list[int]) -> list[_Def | None]:
 
 def _primary_capture(caps: dict[str, Any]) -> str | None:
     for name in caps:
-        if name.startswith(("definition.", "reference.")) or name in ("import", "binding"):
+        if name.startswith(("definition.", "reference.")) or name in (
+            "import",
+            "binding",
+            "export",
+        ):
             return name
     return None
 
@@ -145,6 +157,10 @@ class _Value:
 
 # The name under which a function's returned values are bound in its scope.
 RETURN = "()"
+# ``refs.kind`` of a name the file exports (``@export``), and the name of a module's
+# default export (``@export.default``: what an import that names no member binds).
+EXPORTS = "exports"
+DEFAULT_EXPORT = "default"
 # The hint (and ``refs.kind``) for what a function of another file returns.
 RETURNS = "returns"
 
@@ -219,8 +235,10 @@ class Extractor:
         defs: dict[tuple[int, int], _Def] = {}
         raw_refs: list[tuple[str, Any]] = []
         locals_: list[Any] = []
+        receivers: list[Any] = []
         imports: list[tuple[Any, ImportRef]] = []
         bindings: list[tuple[int, str, _Value]] = []
+        exports: list[dict[str, Any]] = []
 
         cursor = self._cursor_cls(self.query)
         primaries = self._primaries
@@ -231,6 +249,8 @@ class Extractor:
             if primary is None:
                 if "local" in caps:
                     locals_.extend(caps["local"])
+                if "receiver" in caps:
+                    receivers.extend(caps["receiver"])
                 continue
             node = caps[primary][0]
             if primary.startswith("reference."):
@@ -261,6 +281,8 @@ class Extractor:
                 )
             elif primary == "binding":
                 bindings.extend(_bindings(node, caps))
+            elif primary == "export":
+                exports.append(caps)
             elif primary == "import":
                 mod = caps.get("import.module")
                 if not mod:
@@ -286,6 +308,7 @@ class Extractor:
         self._lambda_at = _name_lambdas(ordered)
         self._name(path, ordered)
         self._assign_locals(ordered, locals_)
+        _assign_receivers(ordered, receivers, locals_)
         self._bindings = self._scope_bindings(ordered, bindings)
         self._items = _container_items(self._bindings)
         symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}
@@ -300,6 +323,7 @@ class Extractor:
                 facts.symbols.append(self._symbol_row(path, d, source))
 
         facts.refs = self._refs(path, ordered, raw_refs, symbols_by_qname, imports)
+        facts.refs.extend(_export_rows(path, exports, symbols_by_qname))
         for node, imp in imports:
             line = node.start_point[0] + 1
             local = spec.local_name(imp)
@@ -832,6 +856,9 @@ class Extractor:
                 ]
             elif kind == "call":
                 variants = self._rewrite(expr, scope, symbols)
+            elif kind == "super":
+                kind = "call"
+                variants = [_super_call(expr, scope)]
             else:
                 variants = [(expr, None)]
             for callee, hint in variants:
@@ -964,13 +991,15 @@ class Extractor:
         spec = self.spec
         parts = expr.split(".")
         head = parts[0]
-        if head in spec.self_names and len(parts) == 2:
+        receiver = len(parts) == 2 and _is_receiver(head, scope)
+        if (receiver or head in spec.self_names) and len(parts) == 2:
             cls = _enclosing_class(scope)
             if cls is not None:
                 hit = symbols.get(f"{cls}.{parts[1]}")
                 if hit is not None and hit.type in ("function", "member"):
                     return hit.id, "self_method"
-            return None, None
+            if not receiver:
+                return None, None
         s = scope
         while s is not None:
             if head in s.locals:
@@ -979,10 +1008,13 @@ class Extractor:
         if head in imported:
             return None, None
         # The innermost scope that defines the name wins. Class bodies (and Rust impl
-        # blocks) are not scopes for bare names unless the language says so.
+        # blocks) are not scopes for bare names unless the language says so; the properties
+        # of a named value (a JS object literal's methods) never are.
         s = scope
         while s is not None:
-            visible = spec.class_scope_visible or (s.type != "declaration" and not s.scope_only)
+            visible = spec.class_scope_visible or (
+                s.type not in ("declaration", "member") and not s.scope_only
+            )
             if visible:
                 hit = symbols.get(f"{s.qname}.{expr}")
                 if hit is not None and hit.type in ("function", "declaration"):
@@ -1232,18 +1264,96 @@ def _subscript_name(node: Any) -> str | None:
     return f"{_text(value)}[{_WS.sub('', _text(index))}]"
 
 
+def _export_rows(
+    path: str, exports: list[dict[str, Any]], symbols: dict[str, _Def]
+) -> list[RefRow]:
+    """``exports`` rows (refs of kind ``exports``, never edges): a name the file exports and
+    the symbol of the file it stands for (``export default f``, ``module.exports = f``,
+    ``export { f as g }``), so an import of that name elsewhere resolves to that symbol."""
+    out: list[RefRow] = []
+    for caps in exports:
+        value = caps.get("export.value")
+        if not value:
+            continue
+        expr = normalize_expr(_text(value[0]))
+        d = symbols.get(expr)
+        if d is None or d.type == "namespace":
+            continue  # not a definition of this file (an import, a local): not known here
+        name = caps.get("export.name")
+        exported = (
+            DEFAULT_EXPORT if "export.default" in caps else _text(name[0]).strip() if name else expr
+        )
+        point = caps["export"][0].start_point
+        out.append(
+            (path, path, EXPORTS, exported, point[0] + 1, point[1] + 1, 1, d.id, "same_scope")
+        )
+    return out
+
+
 def _enclosing_class(scope: _Def | None) -> str | None:
     """The qualified name of the class a ``self``/``this`` refers to from ``scope``."""
     s = scope
     while s is not None:
         if s.type == "function" and s.owner is not None and s.owner is not s.parent:
             return s.owner.qname
+        if s.kind == "method" and s.owner is not None and s.owner.type == "member":
+            return s.owner.qname  # a method of an object bound to a name (JS ``api = {m() {}}``)
         if s.type == "function" and s.qualifier:
             return s.qname[: -len(s.name) - 1]
         if s.type == "declaration" or s.scope_only:
             return s.qname
         s = s.parent
     return None
+
+
+def _assign_receivers(ordered: list[_Def], nodes: list[Any], locals_: list[Any]) -> None:
+    """``@receiver`` names (Go ``func (s *Square) Area()``) belong to the method they are
+    declared by: inside it they name an instance of its class, as ``self`` does. A name
+    bound again inside the method (a closure's parameter, ``s := …`` in a block) is left
+    out: which of the two a call means depends on where it is, so it stays a local."""
+    if not nodes:
+        return
+    names = {_text(n) for n in nodes}
+    again = sorted((n for n in locals_ if _text(n) in names), key=_start_byte)
+    bound: dict[tuple[int, str], int] = {}
+    for node, d in zip(again, _innermost(ordered, [n.start_byte for n in again]), strict=True):
+        while d is not None and d.type != "function":
+            d = d.parent
+        if d is not None:
+            key = (id(d), _text(node))
+            bound[key] = bound.get(key, 0) + 1
+    nodes = sorted(nodes, key=_start_byte)
+    for node, d in zip(nodes, _innermost(ordered, [n.start_byte for n in nodes]), strict=True):
+        if d is not None and d.type == "function" and bound.get((id(d), _text(node)), 0) <= 1:
+            d.receivers.add(_text(node))
+
+
+def _is_receiver(head: str, scope: _Def | None) -> bool:
+    """Whether ``head`` is the receiver of a method around ``scope`` (not shadowed by a
+    local of a function nested in it)."""
+    s = scope
+    while s is not None:
+        if head in s.receivers:
+            return True
+        if head in s.locals:
+            return False
+        s = s.parent
+    return False
+
+
+def _super_call(expr: str, scope: _Def | None) -> tuple[str, str | None]:
+    """A ``@reference.super`` call (``super.m()``, ``base.M()``, ``parent::m()``) as the
+    member of the enclosing class that ``znt.graph.resolve`` looks up after that class in
+    its bases (hint ``super``, as Python's ``super().m()``); unchanged when the receiver is
+    more than the keyword or the function around the call is not a method of a class here
+    (a method of an anonymous class in a method: ``super`` is that class's base)."""
+    parts = expr.split(".")
+    fn = scope
+    while fn is not None and fn.type != "function":
+        fn = fn.parent
+    if len(parts) != 2 or fn is None or fn.owner is None or fn.owner.type != "declaration":
+        return expr, None
+    return f"{fn.owner.qname}.{parts[1]}", "super"
 
 
 def _resolution_for(target: _Def) -> str:

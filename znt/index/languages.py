@@ -53,8 +53,11 @@ class Candidate:
     """A place an import may point to.
 
     ``mode`` is ``exact`` (a path from the project root), ``dir`` (every file of a folder, as
-    a Go package), ``suffix`` (a path that must end a project path, as a Java import) or
-    ``module`` (a module name, matched against ``module_name`` of the same language's files).
+    a Go package), ``suffix`` (a path that must end a project path, as a Java import),
+    ``module`` (a module name, matched against ``module_name`` of the same language's files),
+    ``via`` (a name that another import of the same file binds to a project file, as Rust's
+    ``use util::f`` after ``mod util;``) or ``symbol`` (the file that declares the
+    namespace-qualified type, as a C# ``using`` alias).
     ``member`` names the symbol looked up in that file, or is ``None`` when the file itself
     is what the import binds.
     """

@@ -5,7 +5,8 @@ A namespace ``using Shop.Models;`` names no file (C# does not tie namespaces to 
 it stays a dependency node. ``using U = Shop.Models.User;`` and ``using static Shop.Util;``
 name one type: they map to a file named like the type (``Shop/Models/User.cs``, by suffix, so
 it must match exactly one project file), where the member looked up is the type's full
-namespace-qualified name.
+namespace-qualified name; failing that, to the project files that define a type of that
+qualified name (a ``symbol`` candidate: ``Shop.Models.Base`` declared in ``src/Models.cs``).
 """
 
 from __future__ import annotations
@@ -35,7 +36,11 @@ def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
     names_a_type = imp.alias is not None or imp.name == "*"
     if not names_a_type or not _DOTTED.match(module) or "." not in module:
         return []
-    return [Candidate(module.replace(".", "/") + ".cs", mode="suffix", member=module)]
+    return [
+        Candidate(module.replace(".", "/") + ".cs", mode="suffix", member=module),
+        # Else the project files that define a type of that namespace-qualified name.
+        Candidate(module, mode="symbol", member=module),
+    ]
 
 
 SPEC = LanguageSpec(

@@ -79,7 +79,11 @@
   (base_list [(identifier) (generic_name) (qualified_name)] @reference.inherits))
 
 ; Calls and constructions. The callee expression is kept as written.
-(invocation_expression function: (_) @callee) @reference.call
+((invocation_expression function: (_) @callee) @reference.call
+ (#not-match? @callee "^base\\s*\\.\\s*[A-Za-z_][A-Za-z0-9_]*$"))
+; `base.M()`: looked up in the bases of the enclosing class.
+(invocation_expression
+  function: (member_access_expression expression: "base" name: (identifier)) @callee) @reference.super
 (object_creation_expression type: (_) @callee) @reference.new
 
 ; Names bound inside a function shadow members, types and imports.

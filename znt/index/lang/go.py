@@ -112,6 +112,10 @@ def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
     return [Candidate(rel, mode="dir")]
 
 
+# A type implements an interface by having its methods (no ``implements`` clause):
+# ``znt.graph.resolve`` derives those edges inside a package.
+IMPLEMENTS_BY_METHOD_SET = True
+
 SPEC = LanguageSpec(
     name="go",
     grammar="go",

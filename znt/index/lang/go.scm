@@ -85,6 +85,9 @@
 
 ; -- names bound inside functions --------------------------------------------------------
 (parameter_declaration name: (identifier) @local)
+; A method's receiver names an instance of the receiver type: `s.Len()` in a `*Square`
+; method is `Square.Len`.
+(method_declaration receiver: (parameter_list (parameter_declaration name: (identifier) @receiver)))
 (variadic_parameter_declaration name: (identifier) @local)
 (short_var_declaration left: (expression_list (identifier) @local))
 (statement_list (var_declaration (var_spec name: (identifier) @local)))

@@ -41,12 +41,15 @@
 ; A bare call, and a call on `this` (the name alone: class members are in scope).
 (method_invocation !object name: (identifier) @callee) @reference.call
 (method_invocation object: (this) name: (identifier) @callee) @reference.call
-; A call on anything else (a variable, a class, `super`, a chain) keeps the whole
-; expression; its head decides how it resolves.
+; A call on anything else (a variable, a class, a chain) keeps the whole expression; its
+; head decides how it resolves.
 (method_invocation object: [
-  (identifier) (field_access) (method_invocation) (super) (scoped_identifier)
+  (identifier) (field_access) (method_invocation) (scoped_identifier)
   (object_creation_expression) (parenthesized_expression) (array_access) (string_literal)
   (class_literal)]) @reference.call
+
+; `super.m()`: looked up in the bases of the enclosing class.
+(method_invocation object: (super)) @reference.super
 
 (object_creation_expression type: (_) @callee) @reference.new
 

@@ -11,11 +11,18 @@ What a binding may look up in the target file:
 * ``import { A, B as C } from './x'`` and ``const { A } = require('./x')``: the symbol ``A``;
 * ``import * as ns from './x'``: any top-level symbol, ``ns.A`` -> ``A``;
 * ``import X from './x'``, ``const X = require('./x')``, TS ``import X = require('./x')``:
-  the default export, whose name the file alone does not tell. The member ``default`` is
-  looked up, which no symbol is named, so calls through it stay unresolved rather than
-  risking a wrong binding;
-* ``import './x'``, ``export ... from './x'``, ``import('./x')``: the file only (the local
-  name is the specifier itself, which no expression can match).
+  the default export, the member ``default``: no symbol is named so, but the target file's
+  ``exports`` rows (``export default f``, ``module.exports = f``, TS ``export = f``) say
+  which of its symbols it is;
+* ``export { A, B as C } from './x'``, ``export * from './x'``, ``export * as ns from './x'``:
+  re-exports. They bind no name in their own file: the local name is ``export C``,
+  ``export *`` or ``export ns`` (with a space, which no expression can match), the form
+  ``znt.graph.resolve`` follows when another file imports ``C`` from this one (``export *``
+  gives every name but ``default``). The query captures a re-export's specifier text
+  (``B as C``, or ``A``) as its alias, which tells it from an import (an alias is one
+  identifier, not the imported name itself);
+* ``import './x'``, ``import('./x')``: the file only (the local name is the specifier itself,
+  which no expression can match).
 """
 
 from __future__ import annotations
@@ -69,8 +76,28 @@ def module_name(path: str) -> str:
     return ".".join(parts)
 
 
+# The local name of a re-export: ``export <name>`` (see ``znt.graph.resolve``).
+REEXPORT = "export "
+
+
+def reexported_name(imp: ImportRef) -> str | None:
+    """The name a re-export (``export ... from``) exports (``*`` for ``export *``), or
+    ``None`` for an import; see the module docstring for how the query marks them."""
+    if imp.name == "*":
+        if imp.alias is None:
+            return "*"
+        return imp.alias.split()[-1] if imp.alias.startswith("*") else None
+    if imp.name and imp.alias and (imp.alias == imp.name or len(imp.alias.split()) > 1):
+        return imp.alias.split()[-1]
+    return None
+
+
 def local_name(imp: ImportRef) -> str:
-    """The name an import binds; an import that binds none keeps the specifier."""
+    """The name an import binds; a re-export binds ``export <name>``, an import that binds
+    none keeps the specifier."""
+    exported = reexported_name(imp)
+    if exported is not None:
+        return REEXPORT + exported
     if imp.alias:
         return imp.alias
     if imp.name and imp.name != "*":

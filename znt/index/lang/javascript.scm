@@ -14,9 +14,24 @@
 (function_declaration name: (identifier) @name) @definition.function
 (generator_function_declaration name: (identifier) @name) @definition.function
 
-; Methods, getters, setters and the constructor of a class (object-literal methods are not
-; names in any scope, so they are not symbols).
+; Methods, getters, setters and the constructor of a class.
 (class_body (method_definition name: [(property_identifier) (private_property_identifier)] @name) @definition.function)
+
+; Methods of an object literal bound to a module-level name (`const api = { run() {},
+; stop: function () {} }`): `api.run`, methods whose `this` is that object. A property
+; holding an arrow function is a function of the object: its `this` is not the object.
+(program (lexical_declaration (variable_declarator value: (object (method_definition name: (property_identifier) @name) @definition.method))))
+(program (variable_declaration (variable_declarator value: (object (method_definition name: (property_identifier) @name) @definition.method))))
+(program (export_statement declaration: (lexical_declaration (variable_declarator value: (object (method_definition name: (property_identifier) @name) @definition.method)))))
+(program (export_statement declaration: (variable_declaration (variable_declarator value: (object (method_definition name: (property_identifier) @name) @definition.method)))))
+(program (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(function_expression) (generator_function)]) @definition.method))))
+(program (variable_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(function_expression) (generator_function)]) @definition.method))))
+(program (export_statement declaration: (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(function_expression) (generator_function)]) @definition.method)))))
+(program (export_statement declaration: (variable_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: [(function_expression) (generator_function)]) @definition.method)))))
+(program (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function))))
+(program (variable_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function))))
+(program (export_statement declaration: (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function)))))
+(program (export_statement declaration: (variable_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function)))))
 
 ; Module-level `const f = () => ...` / `function () {}` are functions.
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
@@ -82,17 +97,29 @@
 (for_in_statement left: (identifier) @local)
 (catch_clause parameter: (identifier) @local)
 
+; ---------------------------------------------------------------------------- exports
+; The default export (`export default f`, `export default function f`, CommonJS
+; `module.exports = f`) and local names exported under another name (`export { f as g }`),
+; when they name a definition of the file: an import of that name elsewhere binds it.
+(export_statement "default" @export.default declaration: [(function_declaration name: (identifier) @export.value) (generator_function_declaration name: (identifier) @export.value) (class_declaration name: (identifier) @export.value)]) @export
+(export_statement "default" @export.default value: (identifier) @export.value) @export
+(export_statement (export_clause (export_specifier name: (identifier) @export.value alias: (_) @export.name)) !source) @export
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (identifier) @export.value) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
+
 ; ---------------------------------------------------------------------------- imports
 ; import X from 'm'            -> the default export, bound to X
 (import_statement (import_clause (identifier) @import.alias) source: (string) @import.module) @import
 ; import * as ns from 'm'
 (import_statement (import_clause (namespace_import (identifier) @import.alias) @import.wildcard) source: (string) @import.module) @import
 ; import { A, B as C } from 'm'
-(import_statement (import_clause (named_imports (import_specifier name: (_) @import.name alias: (_)? @import.alias))) source: (string) @import.module) @import
+(import_statement (import_clause (named_imports (import_specifier name: _ @import.name alias: (_)? @import.alias))) source: (string) @import.module) @import
 ; import 'm' (side effects only)
 (import_statement . source: (string) @import.module) @import
-; export { A } from 'm', export * from 'm': a dependency that binds no local name
-(export_statement source: (string) @import.module) @import
+; export { A, B as C } from 'm', export * from 'm', export * as ns from 'm': re-exports, which
+; bind no local name: the local name is `export C`, `export *`, `export ns` (javascript.py)
+(export_statement (export_clause (export_specifier name: _ @import.name) @import.alias) source: (string) @import.module) @import
+(export_statement "*" @import.wildcard source: (string) @import.module) @import
+(export_statement (namespace_export) @import.alias @import.wildcard source: (string) @import.module) @import
 ; import('m')
 (call_expression function: (import) arguments: (arguments . (string) @import.module)) @import
 

@@ -53,7 +53,13 @@
 
 ; -- calls -------------------------------------------------------------------------------
 ; Constructor calls look like function calls: `User("a")` resolves to the class.
-(call_expression . [(simple_identifier) (navigation_expression)] @callee (call_suffix)) @reference.call
+((call_expression . [(simple_identifier) (navigation_expression)] @callee (call_suffix)) @reference.call
+ (#not-match? @callee "^super\\s*\\.\\s*[^.]+$"))
+; `super.m()` (without a `<Type>` or a label): looked up in the bases of the enclosing class.
+((call_expression
+   . (navigation_expression . (super_expression) @_super . (navigation_suffix (simple_identifier)) .) @callee
+   (call_suffix)) @reference.super
+ (#eq? @_super "super"))
 
 ; -- names bound inside functions --------------------------------------------------------
 (function_value_parameters (parameter (simple_identifier) @local))

@@ -53,7 +53,11 @@
 (function_call_expression function: (_) @callee) @reference.call
 (member_call_expression) @reference.call
 (nullsafe_member_call_expression) @reference.call
-(scoped_call_expression) @reference.call
+((scoped_call_expression scope: (_) @_scope) @reference.call
+ (#not-eq? @_scope "parent"))
+; `parent::m()`: looked up in the bases of the enclosing class.
+((scoped_call_expression scope: (relative_scope) @_scope) @reference.super
+ (#eq? @_scope "parent"))
 (object_creation_expression [(name) (qualified_name)] @callee) @reference.new
 
 ; Every `$variable` inside a function is a local (parameters, assignments, foreach, catch,

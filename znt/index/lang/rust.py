@@ -10,7 +10,9 @@ named ``C``) or to ``src/a/b.rs`` / ``src/a/b/mod.rs`` with member ``C``; ``self
 Deliberately not mapped (they become dependency nodes): an item of the crate root
 (``use crate::Config;``: ``src/lib.rs`` or ``src/main.rs``?), un-prefixed paths in a crate
 root (``use config::X;`` in ``main.rs`` may name the ``config`` crate while ``src/config.rs``
-belongs to ``lib.rs``), and ``crate::`` paths of ``src/bin/`` crates.
+belongs to ``lib.rs``) unless the file declares that module itself (``mod config;``: then
+``use config::X;`` is ``X`` of the module the declaration binds), and ``crate::`` paths of
+``src/bin/`` crates.
 """
 
 from __future__ import annotations
@@ -122,8 +124,10 @@ def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
     else:
         # An un-prefixed path names a child module of the importing one or another crate;
         # only a module file (not a crate root, whose folder a lib and a bin share) is sure.
+        # Elsewhere ``use util::f;`` names the module ``util`` only when the file itself
+        # binds that name to a project file (``mod util;``): a ``via`` candidate.
         if mod is None or not mod[1]:
-            return []
+            return [Candidate(head, mode="via", member=segs[1])] if len(segs) == 2 else []
         folder, rest, at_root = _child_dir(path), segs, False
     if not rest:
         if at_root or head == "self":
