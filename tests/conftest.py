@@ -134,3 +134,28 @@ def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             os.environ.pop(key, None)
         else:
             os.environ[key] = value
+
+
+def rescans_equal_clean(
+    root: Path, scratch: Path, steps: list[tuple[str, str | None]], label: str = ""
+) -> Iterator[list[tuple[Any, ...]]]:
+    """Apply each edit (a path and its new text, or None to delete it) to the scanned
+    project ``root`` in turn, rescan it incrementally, and check that its edges equal those
+    of a clean scan of a copy made under ``scratch``. Yields the edges after each step, so a
+    test can also check that the edits reached the rule it is about."""
+    from znt import api
+
+    for i, (rel, text) in enumerate(steps):
+        target = root / rel
+        if text is None:
+            target.unlink()
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(text)
+        api.scan(str(root))
+        clean = scratch / f"{label}clean{i}"
+        shutil.copytree(root, clean, ignore=shutil.ignore_patterns(".znt"))
+        api.scan(str(clean))
+        got = sorted(query(root, "SELECT * FROM edges"))
+        assert got == sorted(query(clean, "SELECT * FROM edges")), (label, rel)
+        yield got

@@ -314,6 +314,11 @@ def _count(con: Any, sql: str) -> int:
     return int(row[0]) if row else 0
 
 
+# ``refs`` kinds that are facts for the resolver, not references in the code: what a Python
+# function returns, what a JavaScript/TypeScript file exports, a C/C++ prototype.
+_RESOLVER_FACTS = "'returns', 'exports', 'declares'"
+
+
 def stats(*, project_path: str | None = None) -> dict[str, Any]:
     """Counts by type, kind, language, edge kind and resolution; index size on disk."""
     from znt.index import store
@@ -371,9 +376,8 @@ def stats(*, project_path: str | None = None) -> dict[str, Any]:
                 ),
             },
             "references": {
-                # "returns" and "exports" rows are facts for the resolver, not references in the code.
                 "total": _count(
-                    con, "SELECT count(*) FROM refs WHERE kind NOT IN ('returns', 'exports')"
+                    con, f"SELECT count(*) FROM refs WHERE kind NOT IN ({_RESOLVER_FACTS})"
                 ),
             },
         }

@@ -12,6 +12,7 @@ STORE = "internal/store/store.go"
 SERVICE = "internal/store/service.go"
 STRINGS = "pkg/util/strings.go"
 STRINGS_TEST = "pkg/util/strings_test.go"
+STORE_TEST = "internal/store/store_test.go"  # package store: an internal test file
 
 
 @pytest.fixture(scope="module")
@@ -76,6 +77,10 @@ def test_util_main_and_test_symbols(root):
         ("describe", "function", "function", 26, 28, "generic"),
     ]
     assert symbols(root, STRINGS_TEST) == [("TestSlug", "function", "function", 9, 13, "test")]
+    assert symbols(root, STORE_TEST) == [
+        ("newFilled", "function", "function", 6, 10, "test"),
+        ("TestLen", "function", "function", 12, 16, "test"),
+    ]
 
 
 def test_module_nodes_docs_and_signatures(root):
@@ -89,6 +94,7 @@ def test_module_nodes_docs_and_signatures(root):
     assert rows == [
         (SERVICE, "service", "internal.store.service", "namespace", "module", "generic"),
         (STORE, "store", "internal.store.store", "namespace", "module", "generic"),
+        (STORE_TEST, "store_test", "internal.store.store_test", "namespace", "module", "test"),
         ("main.go", "main", "main", "namespace", "module", "entrypoint"),
         (STRINGS, "strings", "pkg.util.strings", "namespace", "module", "utility"),
         (STRINGS_TEST, "strings_test", "pkg.util.strings_test", "namespace", "module", "test"),
@@ -133,20 +139,13 @@ def test_contains_edges(root):
     }
 
 
-# An imported package binds every file of its folder, including the _test.go files that
-# are not part of the package an importer sees (engine: a `dir` candidate cannot exclude
-# them). Those edges are left out here and asserted absent in an xfail test.
-def _not_to_test_files(pairs):
-    return {(src, dst) for src, dst in pairs if src == dst or not dst.endswith("_test.go")}
-
-
 def test_imports_edges(root):
-    assert _not_to_test_files(edges(root, "imports")) == {
+    assert edges(root, "imports") == {
         ("main.go", "dep::fmt"),
         ("main.go", "dep::os"),
         # a third-party path ending in /util is never bound to the project's pkg/util
         ("main.go", "dep::github.com/acme/kit/util"),
-        # a package import binds every (non-test) file of the folder
+        # a package import binds every file of the folder but its _test.go files
         ("main.go", STORE),
         ("main.go", SERVICE),
         ("main.go", STRINGS),
@@ -155,13 +154,16 @@ def test_imports_edges(root):
         (SERVICE, "dep::errors"),
         (STRINGS, "dep::strings"),
         (STRINGS_TEST, "dep::testing"),
+        # the external test package util_test binds util's non-test files
         (STRINGS_TEST, STRINGS),
+        (STORE_TEST, "dep::testing"),
     }
 
 
-@pytest.mark.xfail(strict=True, reason="engine: a dir import also binds the folder's _test.go")
 def test_imports_skip_test_files(root):
-    assert {e for e in edges(root, "imports") if e[1] == STRINGS_TEST} == set()
+    # A _test.go file, of the package (store_test.go) or of its external test package
+    # (strings_test.go), is never part of the package another package imports.
+    assert {e for e in edges(root, "imports") if e[1].endswith("_test.go")} == set()
 
 
 def test_certain_calls_are_resolved(root):
@@ -181,6 +183,10 @@ def test_certain_calls_are_resolved(root):
         (f"{SERVICE}::OrderService.Place", f"{STORE}::Item"),
         (f"{STRINGS}::Slug", f"{STRINGS}::truncate"),
         (f"{STRINGS_TEST}::TestSlug", f"{STRINGS}::Slug"),  # package util_test imports util
+        # an internal test file sees its package's names
+        (f"{STORE_TEST}::newFilled", f"{STORE}::NewStore"),
+        (f"{STORE_TEST}::newFilled", f"{STORE}::Item"),
+        (f"{STORE_TEST}::TestLen", f"{STORE_TEST}::newFilled"),
     }
     assert edges(root, "inherits") == {
         (f"{SERVICE}::AuditedService", f"{SERVICE}::OrderService"),  # struct embedding
@@ -227,3 +233,25 @@ def test_uncertain_calls_are_never_bound(root):
     assert by_dst[("main", "ext::fmt.Println")] == "external"
     assert by_dst[("run", "ext::github.com/acme/kit/util.Retry")] == "external"
     assert by_dst[("ErrFull", "ext::errors.New")] == "external"
+
+
+def test_test_files_after_edits_rescan_equals_clean_scan(tmp_path):
+    """A _test.go file coming, going or becoming a plain file of an imported package: an
+    incremental scan equals a clean one, and no importer ever binds the test file."""
+    from tests.conftest import copy_fixture, rescans_equal_clean
+    from znt import api
+
+    helper = "package util\n\nfunc Pad(s string) string { return s }\n"
+    steps = [
+        ("pkg/util/pad_test.go", helper),
+        ("pkg/util/pad_test.go", None),
+        ("pkg/util/pad.go", helper),
+        ("pkg/util/pad.go", None),
+    ]
+    root = copy_fixture(LANG, tmp_path / "edited")
+    api.scan(str(root))
+    seen = set()
+    for _ in rescans_equal_clean(root, tmp_path, steps):
+        seen |= edges(root, "imports")
+    assert ("main.go", "pkg/util/pad.go") in seen  # the edits did reach the importer
+    assert not {e for e in seen if e[1].endswith("_test.go")}

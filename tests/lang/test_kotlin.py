@@ -14,6 +14,9 @@ USER = f"{SRC}/model/User.kt"
 SERVICE = f"{SRC}/service/OrderService.kt"
 USER_REPO = f"{SRC}/store/UserRepository.kt"
 TEXT = f"{SRC}/util/Text.kt"
+PAD = f"{SRC}/util/Pad.kt"
+NUMBERS = f"{SRC}/util/Numbers.kt"
+LABELS = f"{SRC}/report/Labels.kt"
 TEST = "src/test/kotlin/com/acme/store/UserRepositoryTest.kt"
 
 
@@ -83,6 +86,11 @@ def test_service_main_and_test_symbols(root):
         ("main", "function", "function", 7, 11, "entrypoint"),
         ("describe", "function", "function", 13, 13, "generic"),
     ]
+    assert symbols(root, LABELS) == [
+        ("com.acme.report", "namespace", "package", 1, 1, "generic"),
+        ("promote", "function", "function", 8, 8, "generic"),
+        ("label", "function", "function", 10, 10, "generic"),
+    ]
     assert symbols(root, TEST) == [
         ("com.acme.store", "namespace", "package", 1, 1, "test"),
         ("UserRepositoryTest", "declaration", "class", 7, 14, "test"),
@@ -101,6 +109,7 @@ def test_module_nodes_docs_and_signatures(root):
     assert rows == [
         (MAIN, "Main", "com.acme.Main", "namespace", "module", "entrypoint"),
         (USER, "User", "com.acme.model.User", "namespace", "module", "generic"),
+        (LABELS, "Labels", "com.acme.report.Labels", "namespace", "module", "generic"),
         (
             SERVICE,
             "OrderService",
@@ -117,6 +126,8 @@ def test_module_nodes_docs_and_signatures(root):
             "module",
             "repository",
         ),
+        (NUMBERS, "Numbers", "com.acme.util.Numbers", "namespace", "module", "utility"),
+        (PAD, "Pad", "com.acme.util.Pad", "namespace", "module", "utility"),
         (TEXT, "Text", "com.acme.util.Text", "namespace", "module", "utility"),
         (
             TEST,
@@ -177,33 +188,41 @@ def test_contains_edges(root):
 
 
 # `import com.acme.util.slugify` names a top-level function: Kotlin file names are free, so
-# the file that defines it is unknown and the import binds nothing (it shows as dep::).
-# A name of the same package declared in another folder (src/test/... vs src/main/...) is
-# not seen either. Left out of the exact sets; the right edges are asserted in xfail tests.
-TOP_LEVEL_IMPORT = (SERVICE, "dep::com.acme.util.slugify")
+# it binds the one file of package com.acme.util that defines `slugify` at its top level.
 TOP_LEVEL_CALL = (f"{SERVICE}::OrderService.register", f"{TEXT}::slugify")
+# A name of the same package declared in another folder (src/test/... vs src/main/...).
 SAME_PACKAGE_NEW = (f"{TEST}::UserRepositoryTest.addsUser", f"{USER_REPO}::UserRepository")
 
 
 def test_imports_edges(root):
-    assert edges(root, "imports") - {TOP_LEVEL_IMPORT} == {
+    assert edges(root, "imports") == {
         (MAIN, USER),
         (MAIN, SERVICE),
         (MAIN, USER_REPO),  # import ... as Users
         (SERVICE, USER),
         (SERVICE, USER_REPO),
         (SERVICE, "dep::java.time.Instant"),
+        (SERVICE, TEXT),  # import com.acme.util.slugify: the file of the package defining it
         (USER_REPO, USER),
         (USER_REPO, TEXT),  # an object, in the file named after it
         (TEST, USER),
         (TEST, "dep::kotlin.test.Test"),
         (TEST, "dep::kotlin.test.assertEquals"),
+        # No file is named Admin.kt or MAX_LEN.kt: the one file of the package defining it.
+        (LABELS, USER),
+        (LABELS, TEXT),
+        # `pad` is defined in two files of com.acme.util (overloads), `unknown` in none.
+        (LABELS, "dep::com.acme.util.pad"),
+        (LABELS, "dep::com.acme.util.unknown"),
     }
 
 
 def test_certain_calls_are_resolved(root):
     calls = {e for e in edges(root, "call") if not e[1].startswith("ext::")}
-    assert calls - {TOP_LEVEL_CALL, SAME_PACKAGE_NEW} == {
+    assert calls == {
+        TOP_LEVEL_CALL,
+        SAME_PACKAGE_NEW,
+        (f"{LABELS}::promote", f"{USER}::Admin"),  # Admin(name), imported from User.kt
         (f"{MAIN}::main", f"{SERVICE}::OrderService"),
         (f"{MAIN}::main", f"{USER_REPO}::UserRepository"),  # Users(), the alias
         (f"{MAIN}::main", f"{MAIN}::describe"),
@@ -224,7 +243,6 @@ def test_certain_calls_are_resolved(root):
     }
 
 
-@pytest.mark.xfail(strict=True, reason="engine: no candidate for a package's top-level names")
 def test_top_level_function_import(root):
     assert (SERVICE, TEXT) in edges(root, "imports")
     assert TOP_LEVEL_CALL in edges(root, "call")
@@ -254,3 +272,32 @@ def test_uncertain_calls_are_never_bound(root):
     assert by_dst[("OrderService.register.record", "ext::java.time.Instant.now")] == "external"
     assert by_dst[("UserRepositoryTest.addsUser", "ext::kotlin.test.assertEquals")] == "external"
     assert by_dst[("User.validate", "ext::require")] == "unresolved"
+    # An import that two files of the package could mean, or none, binds nothing.
+    assert by_dst[("label", "ext::com.acme.util.pad")] == "external"
+    assert by_dst[("label", "ext::com.acme.util.unknown")] == "external"
+
+
+def test_package_imports_after_edits_rescan_equals_clean_scan(tmp_path):
+    """A top-level name moving between the files of its package, or a second file of the
+    package defining it too: an incremental scan equals a clean one."""
+    from tests.conftest import copy_fixture, rescans_equal_clean
+    from znt import api
+
+    slug = "package com.acme.util\n\nfun slugify(value: String): String = value\n"
+    steps = [
+        # a second slugify in the package: the import binds neither file
+        (f"{SRC}/util/Slug.kt", slug),
+        # the one in Text.kt goes: the import binds Slug.kt
+        (TEXT, "package com.acme.util\n\nconst val MAX_LEN = 32\n\nobject Text\n"),
+        # Slug.kt moves to another package: the import binds nothing
+        (f"{SRC}/util/Slug.kt", slug.replace("com.acme.util", "com.acme.other")),
+    ]
+    root = copy_fixture(LANG, tmp_path / "edited")
+    api.scan(str(root))
+    seen = [
+        {dst for src, dst in edges(root, "imports") if src == SERVICE}
+        for _ in rescans_equal_clean(root, tmp_path, list(steps))
+    ]
+    assert f"{SRC}/util/Slug.kt" not in seen[0] and TEXT not in seen[0]
+    assert f"{SRC}/util/Slug.kt" in seen[1]
+    assert "dep::com.acme.util.slugify" in seen[2]

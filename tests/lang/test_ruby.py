@@ -35,6 +35,14 @@ def test_order_symbols(root):
 
 
 def test_other_symbols(root):
+    assert symbols(root, "lib/shop/invoice.rb") == [
+        ("Shop", "namespace", "namespace", 1, 15, "utility"),
+        ("Shop.Helpers", "namespace", "namespace", 2, 4, "utility"),
+        ("Shop.Helpers.help", "function", "function", 3, 3, "utility"),
+        ("Shop.Invoice", "declaration", "class", 6, 14, "utility"),
+        ("Shop.Invoice.Helpers", "namespace", "namespace", 8, 10, "utility"),
+        ("Shop.Invoice.Helpers.help", "function", "function", 9, 9, "utility"),
+    ]
     assert symbols(root, "lib/shop/record.rb") == [
         ("Record", "declaration", "class", 2, 16, "utility"),
         ("Record.initialize", "function", "constructor", 5, 7, "utility"),
@@ -80,6 +88,7 @@ def test_module_nodes_docs_and_signatures(root):
             "module",
             "service",
         ),
+        ("lib/shop/invoice.rb", "invoice", "shop.invoice", "namespace", "module", "utility"),
         ("lib/shop/order.rb", "order", "shop.order", "namespace", "module", "utility"),
         ("lib/shop/record.rb", "record", "shop.record", "namespace", "module", "utility"),
         (
@@ -171,8 +180,14 @@ def test_certain_calls_are_resolved(root):
     }
     inherits = {e for e in edges(root, "inherits") if not e[1].startswith("ext::")}
     assert inherits == {(f"{o}::Shop.Order", "lib/shop/record.rb::Record")}
-    # `include Pricing` names a module, a namespace: no edge to it (see the report).
-    assert edges(root, "implements") == {(f"{o}::Shop.Order", "ext::Pricing")}
+    # `include Pricing` names a module, looked up from the class outwards: Shop::Pricing.
+    i = "lib/shop/invoice.rb"
+    assert edges(root, "implements") == {
+        (f"{o}::Shop.Order", f"{o}::Shop.Pricing"),
+        # the module nested in the class wins over Shop::Helpers of the same name
+        (f"{i}::Shop.Invoice", f"{i}::Shop.Invoice.Helpers"),
+        (f"{i}::Shop.Invoice", "ext::Comparable"),  # a module outside the project
+    }
 
 
 def test_uncertain_calls_are_never_bound(root):
@@ -205,13 +220,24 @@ def test_uncertain_calls_are_never_bound(root):
     assert not {r for r in rows if r[1] in ("ext::require", "ext::include", "ext::attr_reader")}
 
 
-# Engine gaps: the right values, asserted so they turn green when the engine learns them.
-
-
-@pytest.mark.xfail(strict=True, reason="engine: a namespace is never a reference target")
 def test_include_module(root):
+    from tests.conftest import query
+
     o = "lib/shop/order.rb"
-    assert (f"{o}::Shop.Order", f"{o}::Shop.Pricing") in edges(root, "implements")
+    rows = query(
+        root,
+        "SELECT src, dst, resolution, confidence, line FROM edges WHERE kind = 'implements' "
+        "AND file = ?",
+        [o],
+    )
+    assert rows == [(f"{o}::Shop.Order", f"{o}::Shop.Pricing", "same_scope", 1.0, 16)]
+    comparable = query(
+        root, "SELECT resolution FROM edges WHERE dst = 'ext::Comparable' AND kind = 'implements'"
+    )
+    assert comparable == [("unresolved",)]
+
+
+# Engine gaps: the right values, asserted so they turn green when the engine learns them.
 
 
 @pytest.mark.xfail(strict=True, reason="grammar: a comment opening a body is not a sibling")

@@ -84,6 +84,8 @@ def test_other_symbols(root):
         ("OrderService.get", "function", "method", 20, 22, "service"),
         ("discount", "function", "function", 25, 27, "generic"),
         ("apply", "function", "function", 29, 31, "generic"),
+        # a method of an impl for a type of another file: named by the impl, owned by none
+        ("Order.default", "function", "method", 35, 37, "generic"),
     ]
 
 
@@ -171,6 +173,7 @@ def test_certain_calls_are_resolved(root):
         (f"{SERVICES}::OrderService.new", f"{SERVICES}::OrderService"),
         (f"{SERVICES}::OrderService.place", f"{MODELS}::Order.new"),
         (f"{SERVICES}::OrderService.place", f"{SERVICES}::apply"),
+        (f"{SERVICES}::Order.default", f"{MODELS}::Order"),  # Order { .. }, the imported type
         (f"{STORE}::UserRepository.new", f"{STORE}::UserRepository"),
         (f"{STORE}::UserRepository.new", f"{CACHE}::Cache.default"),  # self::cache::Cache
         (f"{STORE}::UserRepository.register", f"{MODELS}::User.new"),
@@ -181,12 +184,12 @@ def test_certain_calls_are_resolved(root):
         (f"{CACHE}::Cache.default", f"{CACHE}::Cache"),
     }
     assert edges(root, "inherits") == {(f"{MODELS}::Describe", "ext::std.fmt.Debug")}
-    # `impl Trait for Type` records the trait. (The edge should start at the type; the
-    # engine attributes references inside a scope to the enclosing symbol, here the file.)
-    assert {dst for _src, dst in edges(root, "implements")} == {
-        f"{MODELS}::Describe",
-        "ext::std.fmt.Display",
-        "ext::Default",
+    # `impl Trait for Type` starts at the type when the file declares it, else at the file.
+    assert edges(root, "implements") == {
+        (f"{MODELS}::User", f"{MODELS}::Describe"),
+        (f"{MODELS}::Order", "ext::std.fmt.Display"),
+        (f"{CACHE}::Cache", "ext::Default"),
+        (SERVICES, "ext::Default"),  # impl Default for Order: Order is models.rs's
     }
 
 
@@ -222,7 +225,6 @@ def test_uncertain_calls_are_never_bound(root):
             assert src.split("::")[-1].split(".")[0] == dst.split("::")[-1].split(".")[0]
 
 
-@pytest.mark.xfail(strict=True, reason="engine: a reference in a scope starts at the file")
 def test_impl_trait_for_type_starts_at_the_type(root):
     assert (f"{MODELS}::User", f"{MODELS}::Describe") in edges(root, "implements")
 

@@ -125,8 +125,8 @@ def _init_languages() -> tuple[str, ...]:
 _EDGE_KIND = "CASE r.kind WHEN 'inherits' THEN 'inherits' WHEN 'implements' THEN 'implements' ELSE 'call' END"
 
 # Which project file(s) each import binds. ``module`` candidates name a module
-# (``files.module_name`` of the same language), the others a path; suffix candidates must
-# match exactly one file or they bind nothing.
+# (``files.module_name`` of the same language), the others a path; suffix and package
+# candidates must match exactly one file or they bind nothing.
 _IMPORT_TARGETS = """
 CREATE OR REPLACE TEMP TABLE import_targets AS
 WITH c AS (
@@ -138,6 +138,8 @@ m AS (
     UNION ALL
     SELECT c.file, c.line, c.local, c.prio, c.member, c.mode, f.path
     FROM c JOIN files f ON c.mode = 'dir' AND f.dir = c.path
+    -- not the files a package import never sees (Go's ``_test.go``): ``dir_excludes``
+    ANTI JOIN dir_excludes x ON x.language = f.language AND ends_with(f.path, x.suffix)
     UNION ALL
     SELECT c.file, c.line, c.local, c.prio, c.member, c.mode, f.path
     FROM c JOIN files src ON src.path = c.file
@@ -162,6 +164,18 @@ m AS (
     JOIN files src ON src.path = c.file
     JOIN symbols s ON s.qualified_name = c.path AND s.language = src.language
      AND s.type = 'declaration'
+    UNION ALL
+    -- ``package``: the files of the same language whose package declaration is the path
+    -- and that define the member's head at their top level (a Kotlin top-level function:
+    -- ``import com.acme.text.slugify``); like ``suffix``, it must be exactly one file.
+    SELECT DISTINCT c.file, c.line, c.local, c.prio, c.member, c.mode, s.file
+    FROM (SELECT * FROM c WHERE mode = 'package') c
+    JOIN files src ON src.path = c.file
+    JOIN symbols p ON p.kind = 'package' AND p.qualified_name = c.path
+     AND p.language = src.language
+    JOIN symbols s ON s.file = p.file AND s.parent_id = s.file
+     AND s.qualified_name = split_part(c.member, '.', 1)
+     AND s.type IN ('function', 'declaration', 'member')
 ),
 best AS (
     SELECT *, count(*) OVER (PARTITION BY file, line, local, prio) AS n
@@ -169,8 +183,34 @@ best AS (
     QUALIFY rank() OVER (PARTITION BY file, line, local ORDER BY prio) = 1
 )
 SELECT file, line, local, member, target FROM best
-WHERE NOT (mode = 'suffix' AND n > 1) AND target <> file
+WHERE NOT (mode IN ('suffix', 'package') AND n > 1) AND target <> file
 """
+
+
+@cache
+def _dir_exclude_rows() -> tuple[tuple[str, str], ...]:
+    """(language, file-name ending) pairs a ``dir`` import never binds: the module of a
+    language in ``znt/index/lang/`` lists them in ``DIR_IMPORT_EXCLUDES`` (Go's ``_test.go``
+    files are not part of the package another package imports)."""
+    import importlib
+
+    from znt.index.languages import all_languages
+
+    return tuple(
+        (spec.name, suffix)
+        for spec in all_languages()
+        for suffix in getattr(
+            importlib.import_module(f"znt.index.lang.{spec.name}"), "DIR_IMPORT_EXCLUDES", ()
+        )
+    )
+
+
+def _dir_excludes(con: duckdb.DuckDBPyConnection) -> None:
+    """``dir_excludes``: the table ``_IMPORT_TARGETS`` reads ``_dir_exclude_rows`` from."""
+    con.execute("CREATE OR REPLACE TEMP TABLE dir_excludes (language VARCHAR, suffix VARCHAR)")
+    rows = _dir_exclude_rows()
+    if rows:
+        con.executemany("INSERT INTO dir_excludes VALUES (?, ?)", list(rows))
 
 
 def _package_scope_languages() -> list[str]:
@@ -227,9 +267,13 @@ def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) ->
         SELECT c.file FROM import_candidates c JOIN files f ON f.path = c.file
         SEMI JOIN changed_keys k ON k.language = f.language
         WHERE c.mode = 'symbol'
+        UNION
+        SELECT c.file FROM import_candidates c JOIN changed_keys k
+          ON c.mode = 'package' AND k.pkgkey = 'package:' || c.path
         """
     )
     _reexport_scope(con)
+    _include_scope(con, changed_languages)
     flow = [name for name in _flow_languages() if name in changed_languages]
     if flow:
         # A call's target may be found in the bases of a class from another file (``self``
@@ -238,22 +282,33 @@ def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) ->
         # that defines a class with bases, or is an ``__init__``, are in scope too,
         # transitively: that covers every chain of imports a hierarchy or re-export takes.
         in_list = ", ".join(f"'{name}'" for name in flow)
-        con.execute(
+        _grow_scope(
+            con,
             f"""
-            CREATE OR REPLACE TEMP TABLE scope AS
-            WITH RECURSIVE chain(path) AS (
-                SELECT path FROM scope
-                UNION
-                SELECT c.file FROM chain
-                JOIN files f ON f.path = chain.path AND f.language IN ({in_list})
-                JOIN import_candidates c ON c.mode = 'module' AND c.path = f.module_name
-                WHERE ends_with(f.path, '__init__.py')
-                   OR EXISTS (SELECT 1 FROM refs r
-                              WHERE r.file = f.path AND r.kind = 'inherits')
-            )
-            SELECT DISTINCT path FROM chain
-            """
+            SELECT c.file FROM chain
+            JOIN files f ON f.path = chain.path AND f.language IN ({in_list})
+            JOIN import_candidates c ON c.mode = 'module' AND c.path = f.module_name
+            WHERE ends_with(f.path, '__init__.py')
+               OR EXISTS (SELECT 1 FROM refs r
+                          WHERE r.file = f.path AND r.kind = 'inherits')
+            """,
         )
+
+
+def _grow_scope(con: duckdb.DuckDBPyConnection, steps: str) -> None:
+    """``scope`` grown to a fixed point: ``steps`` (one-column SELECTs joined by UNION,
+    which may read ``chain``, the paths found so far) add files until none is new."""
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE scope AS
+        WITH RECURSIVE chain(path) AS (
+            SELECT path FROM scope
+            UNION
+            {steps}
+        )
+        SELECT DISTINCT path FROM chain
+        """
+    )
 
 
 def remember_changed(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
@@ -272,6 +327,7 @@ def remember_changed(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> No
             FROM ({_PACKAGE_KEYS}) k SEMI JOIN changed_paths c ON c.path = k.path
         """
     )
+    _remember_include_names(con)
 
 
 def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None = None) -> None:
@@ -300,6 +356,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         WHERE parent_id IS NOT NULL
         """
     )
+    _dir_excludes(con)
     con.execute(_IMPORT_TARGETS)
 
     # imports: file -> project module, or file -> external dependency node.
@@ -319,7 +376,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     con.execute(
         "CREATE OR REPLACE TEMP TABLE scoped_refs AS "
         "SELECT r.*, r.rowid AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file "
-        "WHERE r.kind NOT IN ('returns', 'exports')"
+        "WHERE r.kind NOT IN ('returns', 'exports', 'declares')"
     )
 
     # References resolved inside their file.
@@ -474,6 +531,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
             GROUP BY h.rid
             """
         )
+    _include_targets(con)
     _export_targets(con)
     con.execute(
         f"""
@@ -572,19 +630,14 @@ FROM best WHERE target <> file
 def _reexport_scope(con: duckdb.DuckDBPyConnection) -> None:
     """A call through a re-export depends on every file of the chain: the importers of a
     file in scope that re-exports (``export ... from``) are in scope too, transitively."""
-    con.execute(
+    _grow_scope(
+        con,
         f"""
-        CREATE OR REPLACE TEMP TABLE scope AS
-        WITH RECURSIVE chain(path) AS (
-            SELECT path FROM scope
-            UNION
-            SELECT c.file FROM chain
-            SEMI JOIN import_candidates r
-              ON r.file = chain.path AND starts_with(r.local, '{_REEXPORT}')
-            JOIN import_candidates c ON c.mode = 'exact' AND c.path = chain.path
-        )
-        SELECT DISTINCT path FROM chain
-        """
+        SELECT c.file FROM chain
+        SEMI JOIN import_candidates r
+          ON r.file = chain.path AND starts_with(r.local, '{_REEXPORT}')
+        JOIN import_candidates c ON c.mode = 'exact' AND c.path = chain.path
+        """,
     )
 
 
@@ -912,3 +965,180 @@ class _Hierarchy:
             if hit is not None:
                 return hit[0] if hit[1] == "function" else None
         return None
+
+
+# -- includes (C, C++) -----------------------------------------------------------------
+
+# An ``#include "x.h"`` of a project file is a wildcard import of what x.h declares
+# (``declares`` rows: prototypes) or defines, and of what x.h includes, transitively. A
+# bare name no other rule binds, whose head the file's include closure (the file itself
+# included) declares or defines, binds to the one project definition of that name in the
+# languages of the rule; a file-local definition (C ``static``) counts only inside that
+# closure. Inside a method the name may be a member of its class or a base: a name any
+# class of those languages has as a member is never bound there; nor is one an enclosing
+# namespace or class of the caller has too (``n::g`` for ``g()`` inside ``namespace n``).
+_INCLUDE_REF_KINDS = "('call', 'new', 'inherits')"
+
+
+@cache
+def _include_languages() -> dict[str, str]:
+    """Languages whose ``#include`` makes visible what the included file declares: their
+    module in ``znt/index/lang/`` sets ``INCLUDE_VISIBLE`` and, as ``FILE_LOCAL``, the
+    signature prefix of a definition no other file sees (``static ``)."""
+    import importlib
+
+    from znt.index.languages import all_languages
+
+    out: dict[str, str] = {}
+    for spec in all_languages():
+        mod = importlib.import_module(f"znt.index.lang.{spec.name}")
+        if getattr(mod, "INCLUDE_VISIBLE", False):
+            out[spec.name] = getattr(mod, "FILE_LOCAL", "")
+    return out
+
+
+def _include_in_list() -> str:
+    return ", ".join(f"'{name}'" for name in sorted(_include_languages()))
+
+
+def _remember_include_names(con: duckdb.DuckDBPyConnection) -> None:
+    """The names (simple and qualified) the changed files defined before the change: a
+    name that goes or comes anywhere can make a call through an include bind or stop
+    binding (it is bound only when one file defines it)."""
+    if not _include_languages():
+        return
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE changed_names AS
+        SELECT DISTINCT unnest([s.name, s.qualified_name]) AS name FROM symbols s
+        SEMI JOIN changed_paths c ON c.path = s.file
+        WHERE s.language IN ({_include_in_list()})
+        """
+    )
+
+
+def _include_scope(con: duckdb.DuckDBPyConnection, changed_languages: set[str]) -> None:
+    """Add to ``scope`` the files whose calls through includes may now read differently:
+    the files that include a file in scope, transitively (the include graph of the files
+    outside scope is the ``imports`` edges already stored), and those calling a name a
+    changed file defined before or defines now."""
+    langs = _include_languages()
+    if not langs or not changed_languages & set(langs):
+        con.execute("DROP TABLE IF EXISTS changed_names")
+        return
+    in_list = _include_in_list()
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS changed_names (name VARCHAR)")
+    con.execute(
+        f"""
+        INSERT INTO changed_names
+        SELECT DISTINCT unnest([s.name, s.qualified_name]) FROM symbols s
+        SEMI JOIN changed_keys c ON c.path = s.file
+        WHERE s.language IN ({in_list})
+        """
+    )
+    _grow_scope(
+        con,
+        f"""
+        SELECT r.file FROM refs r JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+        SEMI JOIN changed_names n ON n.name = r.expr
+        WHERE r.target IS NULL AND r.kind IN {_INCLUDE_REF_KINDS}
+        UNION
+        SELECT r.file FROM refs r JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+        SEMI JOIN changed_names n ON n.name = split_part(r.expr, '.', 1)
+        WHERE r.target IS NULL AND r.kind IN {_INCLUDE_REF_KINDS}
+        UNION
+        SELECT e.src FROM chain
+        JOIN edges e ON e.kind = 'imports' AND e.dst = chain.path AND e.resolution = 'import'
+        JOIN files f ON f.path = e.src AND f.language IN ({in_list})
+        """,
+    )
+    con.execute("DROP TABLE IF EXISTS changed_names")
+
+
+def _include_targets(con: duckdb.DuckDBPyConnection) -> None:
+    """``import`` through ``#include``: see the comment above ``_INCLUDE_REF_KINDS``."""
+    langs = _include_languages()
+    if not langs:
+        return
+    in_list = _include_in_list()
+    file_local = " OR ".join(
+        f"(d.language = '{name}' AND d.kind = 'function' AND starts_with(d.signature, '{prefix}'))"
+        for name, prefix in sorted(langs.items())
+        if prefix
+    )
+    con.execute(
+        f"""
+        INSERT INTO ref_targets
+        WITH RECURSIVE wanted AS (
+            SELECT r.rid, r.file, r.src, r.expr, split_part(r.expr, '.', 1) AS head
+            FROM scoped_refs r JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+            ANTI JOIN ref_targets rt ON rt.rid = r.rid
+            ANTI JOIN ref_imports ri ON ri.rid = r.rid
+            WHERE r.target IS NULL AND r.resolution IS NULL AND r.kind IN {_INCLUDE_REF_KINDS}
+        ),
+        graph AS (
+            SELECT e.src AS file, e.dst AS header FROM new_edges e
+            WHERE e.kind = 'imports' AND e.resolution = 'import'
+            UNION
+            SELECT e.src, e.dst FROM edges e
+            WHERE e.kind = 'imports' AND e.resolution = 'import'
+              AND e.src NOT IN (SELECT path FROM scope)
+        ),
+        seen(file, header) AS (
+            SELECT DISTINCT file, file FROM wanted
+            UNION
+            SELECT s.file, g.header FROM seen s JOIN graph g ON g.file = s.header
+        ),
+        names AS (
+            SELECT file, qualified_name AS name FROM symbols
+            WHERE language IN ({in_list}) AND kind <> 'module'
+              AND type IN ('function', 'declaration', 'namespace')
+            UNION ALL
+            SELECT file, expr FROM refs WHERE kind = 'declares'
+        ),
+        visible AS (
+            SELECT w.* FROM wanted w
+            SEMI JOIN (
+                SELECT c.file, n.name FROM seen c JOIN names n ON n.file = c.header
+            ) v ON v.file = w.file AND v.name = w.head
+            UNION
+            SELECT w.* FROM wanted w
+            SEMI JOIN (
+                SELECT c.file, n.name FROM seen c JOIN names n ON n.file = c.header
+            ) v ON v.file = w.file AND v.name = w.expr
+        ),
+        members AS (
+            SELECT DISTINCT m.name FROM symbols m
+            JOIN symbols p ON p.id = m.parent_id AND p.type = 'declaration'
+            WHERE m.language IN ({in_list}) AND m.name IN (SELECT head FROM visible)
+        ),
+        shadowed AS (
+            -- a name an enclosing namespace or class of the caller has too (``n::g`` for a
+            -- ``g()`` inside ``namespace n``): the inner one may be meant.
+            SELECT DISTINCT v.rid FROM visible v
+            JOIN symbols src ON src.id = v.src AND contains(src.qualified_name, '.')
+            JOIN (
+                SELECT name AS last, qualified_name AS qname FROM symbols
+                WHERE language IN ({in_list}) AND kind <> 'module'
+                UNION ALL
+                SELECT regexp_extract(expr, '[^.]*$'), expr FROM refs WHERE kind = 'declares'
+            ) x ON x.last = regexp_extract(v.expr, '[^.]*$')
+            WHERE x.qname <> v.expr AND ends_with(x.qname, '.' || v.expr)
+              AND starts_with(src.qualified_name || '.',
+                              left(x.qname, length(x.qname) - length(v.expr)))
+        ),
+        found AS (
+            SELECT v.rid, d.id, d.file FROM visible v
+            JOIN symbols d ON d.qualified_name = v.expr AND d.language IN ({in_list})
+             AND d.type IN ('function', 'declaration')
+            LEFT JOIN seen c ON c.file = v.file AND c.header = d.file
+            LEFT JOIN symbols src ON src.id = v.src
+            WHERE (c.header IS NOT NULL OR NOT ({file_local or "false"}))
+              AND NOT (coalesce(src.kind IN ('method', 'constructor'), false)
+                       AND v.head IN (SELECT name FROM members))
+              AND v.rid NOT IN (SELECT rid FROM shadowed)
+        )
+        SELECT rid, min(id), 'import' FROM found
+        GROUP BY rid HAVING count(DISTINCT file) = 1
+        """
+    )

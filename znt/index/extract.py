@@ -163,6 +163,9 @@ EXPORTS = "exports"
 DEFAULT_EXPORT = "default"
 # The hint (and ``refs.kind``) for what a function of another file returns.
 RETURNS = "returns"
+# ``refs.kind`` of a name the file declares without defining it (``@reference.declares``, a
+# C/C++ prototype): a fact for the resolver's include rule, never an edge.
+DECLARES = "declares"
 
 
 def normalize_expr(text: str) -> str:
@@ -649,7 +652,12 @@ class Extractor:
         decorators = self._decorators(node)
         signature = self._signature(node, source)
         parent_role = None
-        if p is not None:
+        if d.qualifier and d.type == "function" and (p is None or p.type != "declaration"):
+            # ``void Foo::bar() {}`` whose class another file (its header) declares: it
+            # plays the role the class's name gives it, as it would inside the class.
+            cls = d.qname[: -len(d.name) - 1]
+            parent_role = infer_role(self.spec, path, cls, "declaration", "class", None, ())
+        elif p is not None:
             parent_role = infer_role(
                 self.spec, path, p.qname, p.type, p.kind, None, self._decorators(p.node)
             )
@@ -820,6 +828,12 @@ class Extractor:
                 expr += "()" * calls
             elif kind == "iterate" and target.type == "call":
                 expr += "()"  # iterating over what a call returns
+            if kind in ("inherits", "implements") and scope is not None and scope.scope_only:
+                # ``impl Trait for Type`` (a scope): the reference belongs to the type the
+                # scope names, when this file declares it.
+                twin = symbols.get(scope.qname)
+                if twin is not None and twin.type == "declaration":
+                    scope = twin
             while scope is not None and scope.scope_only:
                 scope = scope.parent
             src = scope
@@ -859,6 +873,9 @@ class Extractor:
             elif kind == "super":
                 kind = "call"
                 variants = [_super_call(expr, scope)]
+            elif kind == DECLARES:
+                # The declared name, qualified by the namespaces around the prototype.
+                variants = [(f"{scope.qname}.{expr}" if scope is not None else expr, None)]
             else:
                 variants = [(expr, None)]
             for callee, hint in variants:
@@ -871,7 +888,14 @@ class Extractor:
                     if self.flow and kind == "call" and row[7]:
                         added |= self._bind_args(node, row[7], hint, scope, decorated)
                     continue
-                target_id, resolution = self._resolve_hinted(callee, hint, scope, symbols, imported)
+                if kind == DECLARES:
+                    target_id, resolution = None, None  # defined elsewhere: not resolved here
+                else:
+                    target_id, resolution = self._resolve_hinted(
+                        callee, hint, scope, symbols, imported
+                    )
+                if kind == "implements" and self.spec.mixin_kinds:
+                    target_id, resolution = self._resolve_mixin(callee, src, symbols, imported)
                 if resolution == "constructor" and kind != "call":
                     resolution = "same_scope"
                 point = node.start_point
@@ -946,6 +970,29 @@ class Extractor:
                 added = True
                 self._rw_cache = {}
         return added
+
+    def _resolve_mixin(
+        self,
+        expr: str,
+        cls: _Def | None,
+        symbols: dict[str, _Def],
+        imported: set[str],
+    ) -> tuple[str | None, str | None]:
+        """A mixin (``include Pricing``, a statement of the class body): looked up from the
+        class outwards, where the innermost definition of the name decides; it is bound when
+        that is a declaration or of one of the language's ``mixin_kinds`` (a Ruby module)."""
+        if expr.split(".")[0] in imported:
+            return None, None
+        s = cls
+        while True:
+            hit = symbols.get(f"{s.qname}.{expr}" if s is not None else expr)
+            if hit is not None:
+                if hit.type == "declaration" or hit.kind in self.spec.mixin_kinds:
+                    return hit.id, "same_scope"
+                return None, None
+            if s is None:
+                return None, None
+            s = s.parent
 
     def _resolve_hinted(
         self,

@@ -109,6 +109,10 @@ class LanguageSpec:
     class_scope_visible: bool = False
     package_scope: bool = False  # top-level names are visible across a folder (Go, Java)
     uppercase_constants: bool = True  # an UPPER_CASE variable is a constant (not in Makefiles)
+    # Kinds besides declarations an ``implements`` reference may name, looked up from inside
+    # the class (a Ruby ``include Pricing`` is a statement of the class body; a module is a
+    # ``namespace``).
+    mixin_kinds: tuple[str, ...] = ()
     docstrings: bool = False
     comment_types: tuple[str, ...] = ("comment",)
     wrapper_types: tuple[str, ...] = ()

@@ -64,3 +64,10 @@ SPEC = LanguageSpec(
     local_name=local_name,
     import_candidates=import_candidates,
 )
+
+# An ``#include "x.h"`` makes visible what x.h declares (prototypes, ``declares`` rows) or
+# defines, and what it includes: the resolver binds a call through it to the one project
+# definition of the name (docs/languages.md). A ``static`` definition is seen only by the
+# files of its own translation unit.
+INCLUDE_VISIBLE = True
+FILE_LOCAL = "static "

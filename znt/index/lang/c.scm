@@ -194,6 +194,53 @@
   (init_declarator declarator: (array_declarator declarator: (identifier) @local))
 ]))
 
+; Prototypes: a function declared here and defined elsewhere (a `declares` row, never an
+; edge; qualified by the namespaces around it). A file that includes this one sees it.
+[
+  (translation_unit (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+  ]) @reference.declares)
+  (preproc_ifdef (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+  ]) @reference.declares)
+  (preproc_if (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+  ]) @reference.declares)
+  (preproc_else (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+  ]) @reference.declares)
+  (preproc_elif (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+  ]) @reference.declares)
+  (preproc_elifdef (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+  ]) @reference.declares)
+  (declaration_list (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+  ]) @reference.declares)
+]
+
 ; Includes: "x.h" is a project header; <x.h> is marked as a system header by its `<...>`
 ; spelling in @import.name (see c.py).
 (preproc_include path: (string_literal) @import.module) @import

@@ -3,6 +3,7 @@ namespaces, in-class and out-of-class (``void Foo::bar() {}``) method definition
 
 from __future__ import annotations
 
+from znt.index.lang import c
 from znt.index.lang.c import import_candidates, local_name, module_name
 from znt.index.languages import LanguageSpec
 
@@ -32,3 +33,7 @@ SPEC = LanguageSpec(
     local_name=local_name,
     import_candidates=import_candidates,
 )
+
+# Includes make names visible as in C (``c.INCLUDE_VISIBLE``), across C and C++ files.
+INCLUDE_VISIBLE = c.INCLUDE_VISIBLE
+FILE_LOCAL = c.FILE_LOCAL

@@ -222,6 +222,7 @@
   (pointer_declarator declarator: (pointer_declarator declarator: (identifier) @local))
   (reference_declarator (identifier) @local)
   (array_declarator declarator: (identifier) @local)
+  (function_declarator declarator: (parenthesized_declarator (pointer_declarator declarator: (identifier) @local)))
 ])
 (optional_parameter_declaration declarator: [
   (identifier) @local
@@ -261,6 +262,67 @@
   (reference_declarator (identifier) @local)
   (array_declarator declarator: (identifier) @local)
 ])
+
+; Prototypes: a function declared here and defined elsewhere (a `declares` row, never an
+; edge; qualified by the namespaces around it). A file that includes this one sees it.
+[
+  (translation_unit (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+  (preproc_ifdef (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+  (preproc_if (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+  (preproc_else (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+  (preproc_elif (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+  (preproc_elifdef (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+  (declaration_list (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+  (template_declaration (declaration declarator: [
+    (function_declarator declarator: (identifier) @callee)
+    (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee))
+    (pointer_declarator
+      declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @callee)))
+    (reference_declarator (function_declarator declarator: (identifier) @callee))
+  ]) @reference.declares)
+]
 
 ; Includes: "x.hpp" is a project header; <x> is marked as a system header by its `<...>`
 ; spelling in @import.name (see c.py).

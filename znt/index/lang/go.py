@@ -1,9 +1,9 @@
 """Go: a package is a folder; an import path names a folder through the module in ``go.mod``.
 
 ``import "example.com/shop/pkg/util"`` binds the package's local name (``util``, or the alias)
-to every file of the folder ``pkg/util`` when the nearest ``go.mod`` above the importing file
-says ``module example.com/shop`` and sits at the project root (or to ``<dir>/pkg/util`` when
-it sits in ``<dir>/``). Anything else (the standard library, third-party modules, a file with
+to every file of the folder ``pkg/util`` but its ``_test.go`` files when the nearest
+``go.mod`` above the importing file says ``module example.com/shop`` and sits at the project
+root (or to ``<dir>/pkg/util`` when it sits in ``<dir>/``). Anything else (the standard library, third-party modules, a file with
 no ``go.mod`` above it inside the project) is an external package: never matched against
 project folders by a suffix of its path.
 """
@@ -111,6 +111,11 @@ def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
         return []
     return [Candidate(rel, mode="dir")]
 
+
+# A package import binds the folder's files but its tests: a ``_test.go`` file (of package
+# ``util`` or of the external test package ``util_test``) is compiled only into the
+# package's own test binary, never into what another package imports.
+DIR_IMPORT_EXCLUDES = ("_test.go",)
 
 # A type implements an interface by having its methods (no ``implements`` clause):
 # ``znt.graph.resolve`` derives those edges inside a package.

@@ -4,9 +4,13 @@
 ``com/acme/model/User.kt`` (or ``User.java``: Kotlin imports Java classes the same way),
 looking up the class ``User`` in it; ``import com.acme.model.User as Person`` binds
 ``Person``. A nested class or an object's member (``com.acme.Registry.lookup``) is looked up
-in the file of the first capitalized segment. A top-level function or property
-(``import com.acme.util.slugify``) binds nothing: Kotlin file names are free, so the file
-that defines it is unknown. Wildcard imports bind nothing either.
+in the file of the first capitalized segment. Kotlin file names are free, though: a
+top-level function or property (``import com.acme.util.slugify``, ``...util.MAX_LEN``) or a
+class in a file named otherwise (``com.acme.model.Admin`` in ``User.kt``) binds, when no file
+is named after it, the one file of package ``com.acme.util`` that defines that name at its
+top level (a ``package`` candidate: the package is the segments before the first
+capitalized one, else all but the last), and nothing when none or several files do.
+Wildcard imports bind nothing.
 """
 
 from __future__ import annotations
@@ -28,7 +32,11 @@ def module_name(path: str) -> str:
 def import_candidates(_path: str, imp: ImportRef) -> list[Candidate]:
     if imp.name == "*":
         return []
-    return class_candidates(imp.module, (".kt", ".java"))
+    parts = [p for p in imp.module.split(".") if p]
+    head = next((i for i, p in enumerate(parts) if p[:1].isupper()), len(parts) - 1)
+    package, member = ".".join(parts[:head]), ".".join(parts[head:])
+    fallback = [Candidate(package, "package", member)] if package and member else []
+    return class_candidates(imp.module, (".kt", ".java")) + fallback
 
 
 SPEC = LanguageSpec(

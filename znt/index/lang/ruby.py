@@ -80,6 +80,8 @@ SPEC = LanguageSpec(
     self_names=("self",),
     constructor_names=("initialize",),
     class_scope_visible=True,
+    # ``include Pricing`` / ``prepend Pricing`` mix a module (a namespace) into the class.
+    mixin_kinds=("namespace",),
     comment_types=("comment",),
     # A Ruby body starts at its first statement, after any comment: the signature is the
     # definition's first line instead.
