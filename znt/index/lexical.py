@@ -155,7 +155,7 @@ def search_card(row: Sequence[Any], language: str) -> str:
 
     A page of results is fetched by id through the ART index, and on an index attached for
     one call each fetched column costs a decompression of its own: one column instead of
-    eleven made that lookup about twice as fast on sympy. ``row`` is in the order of
+    eleven made a 10-row lookup on sympy about 1.6x faster (6.1 against 4.0 ms). ``row`` is in the order of
     store.TABLES["symbols"]."""
     return json.dumps(
         {
@@ -430,7 +430,7 @@ def refresh_terms(con: Any, changed: Sequence[str] | None = None) -> None:
     """Rebuild ``lex_terms`` from ``lex_postings``: all of it (``changed`` None, a full
     build), or the lists of the terms the changed files had (``remember_terms``) or have
     now. Common terms are in every file, so an incremental refresh re-aggregates their long
-    lists; on sympy that is a fraction of a second."""
+    lists: on sympy 0.3 s for a leaf file, 1.3 s for ``core/basic.py`` (measured under load)."""
     if changed is None:
         con.execute("DELETE FROM lex_terms")
         con.execute("INSERT INTO lex_terms " + _TERM_LISTS.format(where=""))

@@ -247,12 +247,10 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         with _attached(path) as cur:
             meta = _all_meta(cur)
             _check_version(meta.get("schema_version"))
-            _metas[id(cur)] = meta
-            _opened[id(cur)] = str(path)
+            _opened[id(cur)] = (str(path), meta)
             try:
                 yield cur
             finally:
-                _metas.pop(id(cur), None)
                 _opened.pop(id(cur), None)
         return
     con = connect(path, read_only=False)
@@ -263,16 +261,16 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         con.close()
 
 
-# The meta rows of each index opened read-only, read once by ``open_index`` (which needs
-# the schema version anyway) for ``get_meta``: a statement on an index attached for one
-# call costs about a millisecond.
-_metas: dict[int, dict[str, str]] = {}
-_opened: dict[int, str] = {}  # the file each of those cursors reads
+# Per cursor of ``open_index(read_only=True)``: the file it reads and that index's meta
+# rows, read once there (the schema check needs them anyway) for ``get_meta``: a statement
+# on an index attached for one call costs about a millisecond.
+_opened: dict[int, tuple[str, dict[str, str]]] = {}
 
 
 def opened_path(con: duckdb.DuckDBPyConnection) -> str | None:
     """The index file a cursor from ``open_index(read_only=True)`` reads, else None."""
-    return _opened.get(id(con))
+    entry = _opened.get(id(con))
+    return entry[0] if entry else None
 
 
 def _all_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
@@ -349,9 +347,9 @@ def set_meta(con: duckdb.DuckDBPyConnection, values: Mapping[str, str | None]) -
 
 
 def get_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
-    cached = _metas.get(id(con))
-    if cached is not None:
-        return dict(cached)
+    entry = _opened.get(id(con))
+    if entry is not None:
+        return dict(entry[1])
     return {k: v for k, v in con.execute("SELECT key, value FROM meta").fetchall()}
 
 
