@@ -3,8 +3,9 @@
 The server (``znt.mcp.server.build``) and the SDK's ``Client`` run in this one process on the
 SDK's in-memory transport, so a figure is what a tool call costs inside a running
 ``znt mcp``: JSON-RPC framing both ways, argument checks, path containment, the worker
-thread, the ``znt.api`` call (DuckDB opened read-only for the call and closed), the layout
-and the metrics line. Measured interleaved with the same ``znt.api`` call made directly (the
+thread, the ``znt.api`` call, the layout and the metrics line. Reads come from a private copy
+of the index, as in ``znt mcp`` (znt/index/readcopy.py; made before the first measured call),
+or with ``--no-read-copy`` from the index file attached for each call. Measured interleaved with the same ``znt.api`` call made directly (the
 baseline), so the overhead of the MCP layer is a ratio taken under the same load.
 
     python benchmarks/mcp_latency.py /work/bench/qtree/sympy --runs 30 --out docs/mcp.md
@@ -52,15 +53,19 @@ def pct(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-async def measure(root: Path, runs: int) -> list[dict[str, Any]]:
+async def measure(root: Path, runs: int, read_copy: bool) -> list[dict[str, Any]]:
     from mcp.client.client import Client
 
+    from znt import api
     from znt.mcp.server import build
     from znt.mcp.tools import Toolbox
 
     box = Toolbox("default", base=root)
     rows = []
+    api.use_read_copies(read_copy)  # as ``znt mcp`` does unless ZNT_READ_COPY=0
     async with Client(build(box)) as client:
+        if read_copy and not api.use_read_copies(wait_for=str(root)):
+            raise SystemExit("the read copy was not ready within a minute")
         for label, name, args in CASES:
             base = direct(name, args, str(root))
             first = time.perf_counter()
@@ -90,9 +95,12 @@ async def measure(root: Path, runs: int) -> list[dict[str, Any]]:
     return rows
 
 
-def table(rows: list[dict[str, Any]], root: Path, runs: int, load: tuple[float, ...]) -> str:
+def table(
+    rows: list[dict[str, Any]], root: Path, runs: int, load: tuple[float, ...], read_copy: bool
+) -> str:
+    how = "from the server's private read copy" if read_copy else "index attached per call"
     lines = [
-        f"Tree: `{root}`; {runs} calls per case after one warm-up call; "
+        f"Tree: `{root}`; reads {how}; {runs} calls per case after one warm-up call; "
         f"load average before/after: {load[0]:.2f} / {load[1]:.2f} "
         f"on {os.cpu_count()} CPUs; Python {sys.version.split()[0]}.",
         "",
@@ -112,6 +120,12 @@ def main() -> None:
     parser.add_argument("tree", type=Path)
     parser.add_argument("--runs", type=int, default=30)
     parser.add_argument("--out", type=Path, help="Also append the table to this Markdown file.")
+    parser.add_argument(
+        "--no-read-copy",
+        action="store_true",
+        help="attach the index file for each call (as with ZNT_READ_COPY=0) instead of "
+        "reading from the private copy `znt mcp` keeps",
+    )
     opts = parser.parse_args()
     root = opts.tree.resolve()
     if not (root / ".znt" / "index.duckdb").exists():
@@ -119,9 +133,9 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         os.environ["ZNT_MCP_METRICS_FILE"] = str(Path(tmp) / "usage.jsonl")
         before = os.getloadavg()[0]
-        rows = anyio.run(measure, root, opts.runs)
+        rows = anyio.run(measure, root, opts.runs, not opts.no_read_copy)
         after = os.getloadavg()[0]
-    out = table(rows, root, opts.runs, (before, after))
+    out = table(rows, root, opts.runs, (before, after), not opts.no_read_copy)
     print(out)
     if opts.out:
         with open(opts.out, "a", encoding="utf-8") as fh:

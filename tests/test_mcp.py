@@ -198,7 +198,9 @@ def test_every_error_class_is_a_tool_error_and_the_server_goes_on(
     import duckdb
 
     async def main() -> None:
-        async with connect(project, env={"ZNT_LOCK_TIMEOUT": "0.5"}) as s:
+        # ZNT_READ_COPY=0: a server reading its private copy answers while another process
+        # holds the index with nothing committed (tests/test_readcopy.py), so no busy
+        async with connect(project, env={"ZNT_LOCK_TIMEOUT": "0.5", "ZNT_READ_COPY": "0"}) as s:
             cases = [
                 ("graph", {"from": "stepp_b"}, "not_found"),
                 ("outline", {"file": "pkg/nope.py"}, "not_found"),

@@ -26,6 +26,7 @@ MCP_STATUS_FIELDS = {
     "is_exact_project",
     "daemon_status",
     "background_scan",
+    "read_copy",
 }
 
 

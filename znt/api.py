@@ -138,6 +138,20 @@ def freshness(project: Project, *, check_files: bool) -> dict[str, Any]:
     return out
 
 
+def use_read_copies(on: bool = True, *, wait_for: str | None = None) -> bool:
+    """Answer reads in this process from private copies of the index (what ``znt mcp``
+    does; znt/index/readcopy.py): for a long-lived process that makes many calls. With
+    ``wait_for`` (a project path), block until that project's copy is ready; the result says
+    whether it is (always True without ``wait_for``)."""
+    from znt.index import readcopy
+
+    readcopy.enable(on)
+    if not on or wait_for is None:
+        return True
+    project = resolve_project(wait_for)
+    return readcopy.wait(project.index_path)
+
+
 def status(path: str | None = None) -> dict[str, Any]:
     """Coverage of ``path`` by an index, the index's counts, its last scan and staleness."""
     requested = Path(path or os.environ.get("ZNT_PROJECT_ROOT") or os.getcwd()).expanduser()
@@ -848,7 +862,7 @@ def graph(
                 and d["type"] in ("function", "declaration")
             }
         )
-        possible = tv.possible_callers(con, names, kinds)
+        possible = tv.possible_callers(con, names, kinds, indexed)
     if target is None:
         node_ids = sorted(
             walk.distance,
@@ -1533,7 +1547,7 @@ def impact(
         names = sorted(
             {d["name"] for i in touched if (d := details.get(i)) and d["type"] != "namespace"}
         )
-        possible = tv.possible_callers(con, names, kinds)
+        possible = tv.possible_callers(con, names, kinds, indexed)
     deleted_missing = [c["path"] for c in changes if c["status"] == "deleted" and not c["in_index"]]
     if deleted_missing:
         warnings.append(

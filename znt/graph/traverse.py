@@ -15,6 +15,7 @@ carry a start node's name (possible callers the index could not bind).
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from znt.errors import Ambiguous, NotFound, UsageError
+from znt.index.readcopy import PREFIX as READ_COPY_PREFIX
 
 EDGE_KINDS = ("call", "implements", "inherits", "contains", "imports")
 DEFAULT_EDGE_TYPES = ("call", "implements", "inherits")
@@ -40,6 +42,20 @@ MAX_NAME_CHECKS = 20
 
 # Edges that left the project graph: the callee is unknown (or a local variable's method).
 UNRESOLVED = frozenset({"unresolved", "local", "ambiguous"})
+# Tables a private read copy of the index adds for graph reads (znt/index/readcopy.py; the
+# shared file does not carry them, decision 0011): the edges sorted by each end, and the
+# targets of unbound calls reversed (so "ends with .name" is a range of sorted keys) with
+# how many edges have each.
+READ_COPY_TABLES = (
+    *(
+        f"CREATE TABLE IF NOT EXISTS edges_by_{end} AS "
+        f"SELECT src, dst, kind, confidence, resolution FROM edges ORDER BY {end}"
+        for end in ("src", "dst")
+    ),
+    "CREATE TABLE IF NOT EXISTS unbound_calls AS "
+    "SELECT reverse(dst) AS rdst, count(*) AS n FROM edges WHERE kind = 'call' AND resolution "
+    f"IN ({', '.join(repr(r) for r in sorted(UNRESOLVED))}) GROUP BY dst ORDER BY rdst",
+)
 # Edges to a method that a subclass may override (the call may dispatch elsewhere).
 DYNAMIC = frozenset({"self_method"})
 
@@ -304,9 +320,26 @@ def indexed_columns(con: Any) -> frozenset[str]:
     except Exception:
         return frozenset()
     found = _index_columns(rows)
+    if path and os.path.basename(path).startswith(READ_COPY_PREFIX):
+        with contextlib.suppress(Exception):
+            found |= _sorted_edges(con)
     if key:
         _indexed_by_generation[key] = found
     return found
+
+
+def _sorted_edges(con: Any) -> frozenset[str]:
+    """``table.column`` of the ``READ_COPY_TABLES`` present, by the column each is sorted
+    on (they exist only in a private read copy: znt/index/readcopy.py)."""
+    names = {
+        r[0]
+        for r in con.execute(
+            "SELECT table_name FROM duckdb_tables() WHERE database_name = current_database() "
+            "AND table_name IN ('edges_by_src', 'edges_by_dst', 'unbound_calls')"
+        ).fetchall()
+    }
+    columns = {"edges_by_src": "src", "edges_by_dst": "dst", "unbound_calls": "rdst"}
+    return frozenset(f"{t}.{columns[t]}" for t in names)
 
 
 def index_state(con: Any, meta_keys: Sequence[str]) -> tuple[frozenset[str], dict[str, str]]:
@@ -330,11 +363,13 @@ def _load(
     touching (both) a frontier node, in one query."""
     cols = "SELECT src, dst, kind, confidence, resolution FROM edges WHERE "
     sides = {"down": ["src"], "up": ["dst"], "both": ["src", "dst"]}[direction]
-    if all(f"edges.{c}" in indexed for c in sides):
+    by_end = all(f"edges_by_{c}.{c}" in indexed for c in sides)
+    if by_end or all(f"edges.{c}" in indexed for c in sides):
         parts, params = [], []
         for c in sides:
             cond, ps = _in(c, frontier)
-            parts.append(cols + cond)
+            table = f"edges_by_{c}" if by_end else "edges"
+            parts.append(cols.replace("FROM edges", f"FROM {table}") + cond)
             params += ps
         wanted = set(kinds)
         rows = con.execute(" UNION ALL ".join(parts), params).fetchall()
@@ -588,7 +623,9 @@ def node_details(con: Any, ids: Iterable[str]) -> dict[str, dict[str, Any]]:
     return out
 
 
-def possible_callers(con: Any, names: Sequence[str], kinds: Sequence[str]) -> int:
+def possible_callers(
+    con: Any, names: Sequence[str], kinds: Sequence[str], indexed: frozenset[str] = frozenset()
+) -> int:
     """Unresolved call sites anywhere whose callee is written with one of ``names`` as its
     last part (``obj.run()`` for ``Scanner.run``): callers the index could not bind, so an
     upward answer is a lower bound by that many."""
@@ -596,6 +633,20 @@ def possible_callers(con: Any, names: Sequence[str], kinds: Sequence[str]) -> in
         return 0
     names = sorted(set(names))[:MAX_NAME_CHECKS]
     suffixes = [f"{sep}{n}" for n in names for sep in (".", "::")]
+    if "unbound_calls.rdst" in indexed:
+        # dst ends with s  <=>  reverse(dst) starts with reverse(s)  <=>  reverse(dst) lies in
+        # [reverse(s), reverse(s') ) where s' is s with its first character (. or :) + 1.
+        bounds = [x for s in suffixes for x in (s, chr(ord(s[0]) + 1) + s[1:])]
+        row = con.execute(
+            "SELECT coalesce(sum(n), 0) FROM ("
+            + " UNION ALL ".join(
+                "SELECT n FROM unbound_calls WHERE rdst >= reverse(?) AND rdst < reverse(?)"
+                for _ in suffixes
+            )
+            + ")",
+            bounds,
+        ).fetchone()
+        return int(row[0]) if row else 0
     res_sql, res_params = _in("resolution", sorted(UNRESOLVED))
     row = con.execute(
         f"SELECT count(*) FROM edges WHERE kind = 'call' AND {res_sql} AND ("

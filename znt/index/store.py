@@ -244,6 +244,20 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
             f"no index at {path.parent.parent}; run `znt scan` first", path=str(path)
         )
     if read_only:
+        from znt.index import readcopy
+
+        copy = readcopy.acquire(path)
+        if copy is not None:
+            # A private copy of this very state of the file (long-lived processes only):
+            # ``opened_path`` names the copy, whose indexes differ from the shared file's.
+            with readcopy.cursor(copy) as cur:
+                _check_version(copy.meta.get("schema_version"))
+                _opened[id(cur)] = (str(copy.file), copy.meta)
+                try:
+                    yield cur
+                finally:
+                    _opened.pop(id(cur), None)
+            return
         with _attached(path) as cur:
             meta = _all_meta(cur)
             _check_version(meta.get("schema_version"))

@@ -14,6 +14,7 @@ from typing import Any
 
 from znt import api
 from znt.errors import IndexMissing, UsageError, ZntError
+from znt.index import readcopy
 from znt.mcp import containment, layouts, metrics
 from znt.mcp.background import ScanJobs
 from znt.mcp.schemas import PROFILES, TOOLS, ToolDef
@@ -305,6 +306,9 @@ class Toolbox:
                 and root == str(served),
                 "daemon_status": "Scanning" if running else doc["status"],
                 "background_scan": job.state() if job else None,
+                # off / none / preparing / ready: whether reads come from this server's
+                # private copy of the index (znt/index/readcopy.py)
+                "read_copy": readcopy.state(Project(Path(root)).index_path) if root else "none",
             }
         )
         return self._ok(doc, layouts.pretty)

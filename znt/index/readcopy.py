@@ -1,0 +1,350 @@
+"""Private read copies of the index for long-lived processes (the MCP server).
+
+DuckDB locks the index file per process, so no process may keep it open between operations
+(DESIGN §8, decision 0002): every read attaches the file, queries and detaches it. That costs a
+long-lived process the attach, a ``meta`` read and a cold buffer cache on every call: on
+sympy's index a third of an in-process search. A read copy removes all three without holding
+the shared file: the process copies the index once per index state into a private file, keeps
+*that* attached, and answers from it while the original is unchanged.
+
+Rules that keep it correct (docs/decisions/0013-private-read-copies.md):
+
+- A copy is used only while the index file's identity (device, inode, size, mtime, ctime)
+  equals the one it was copied from and no write-ahead log exists next to it. Any write
+  changes that identity; the next read then goes to the shared file the usual way (so an
+  answer is never staler than one from a fresh attach) and a new copy is made in the
+  background.
+- The copy is taken while the original is attached read-only, so no writer can change it
+  half-way (a writer waits for the lock, as it waits for any reader), from the inode that was
+  attached (an atomic rename during the copy cannot mix two files).
+- The copy is the reader's own, so it may carry what the shared file must not: tables for
+  graph reads (``traverse.READ_COPY_TABLES``: the edges sorted by each end, unbound call
+  targets by their last name) in small row groups. A scan would have to keep them sorted on
+  every rescan (decision 0011); a copy builds them in about a second, once per index state,
+  off the request path.
+- A copy lives in the system temporary folder only while it is made: once attached, its
+  name is unlinked (DuckDB keeps reading the open file), so the space goes back when it is
+  detached or the process ends, even by SIGKILL. A process killed while copying leaves a
+  file that the next process enabling copies removes.
+
+Only a process that asks for copies (``enable``) makes them: a one-shot command would pay the
+copy and answer once.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import itertools
+import logging
+import os
+import re
+import shutil
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+log = logging.getLogger(__name__)
+
+PREFIX = "znt-readcopy-"
+# Row groups of the tables a copy adds (``traverse.READ_COPY_TABLES``): small enough for
+# DuckDB's min/max statistics to skip all but the few that hold the rows a lookup wants.
+ROW_GROUP_SIZE = 2048
+# How long a copy waits for a writer to let go of the original before it gives up (and tries
+# again on a later read): a copy is an optimisation, never worth making a reader wait.
+ATTACH_TIMEOUT = 5.0
+
+Signature = tuple[int, int, int, int, int]
+
+
+@dataclass
+class ReadCopy:
+    """One private copy, attached to the reader instance as ``alias``."""
+
+    source: str
+    file: Path
+    alias: str
+    signature: Signature
+    meta: dict[str, str] = field(default_factory=dict)
+    users: int = 0
+    retired: bool = False
+
+
+_enabled = False
+_lock = threading.Lock()
+_copies: dict[str, ReadCopy] = {}
+_building: dict[str, threading.Thread] = {}
+_failures: dict[str, Signature | None] = {}
+_making: set[Path] = set()  # copies being written (removed at exit if a build is cut short)
+_numbers = itertools.count()
+
+
+def enabled() -> bool:
+    return _enabled
+
+
+def enable(on: bool = True) -> None:
+    """Make (or stop making) read copies in this process. Turning them off drops every copy
+    not in use at once and the others when their last reader finishes."""
+    global _enabled
+    _enabled = on
+    if on:
+        remove_orphans()
+        atexit.register(drop_all)
+    else:
+        drop_all()
+
+
+def signature(index: Path) -> Signature | None:
+    """The identity of the index file, or None when a copy must not be trusted or taken (no
+    file, or a write-ahead log: committed changes not yet in the file itself)."""
+    try:
+        st = os.stat(index)
+    except OSError:
+        return None
+    if os.path.exists(f"{index}.wal"):
+        return None
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns)
+
+
+def acquire(index: Path) -> ReadCopy | None:
+    """The current copy of ``index`` for one read (give it back with ``release``), or None:
+    copies are off, the index changed since the copy (a new one is then started in the
+    background), or none is ready yet."""
+    if not _enabled:
+        return None
+    key = str(index)
+    sig = signature(index)
+    with _lock:
+        copy = _copies.get(key)
+        if copy is not None and sig is not None and copy.signature == sig:
+            copy.users += 1
+            return copy
+        if copy is not None:
+            _retire(copy)
+            del _copies[key]
+        if sig is not None and key not in _building and _failures.get(key) != sig:
+            thread = threading.Thread(
+                target=_build, args=(index, sig), name="znt-readcopy", daemon=True
+            )
+            _building[key] = thread
+            thread.start()
+    return None
+
+
+def release(copy: ReadCopy) -> None:
+    with _lock:
+        copy.users -= 1
+        if copy.retired and copy.users == 0:
+            _detach(copy)
+
+
+def wait(index: Path, timeout: float = 60.0) -> bool:
+    """Block until a copy of ``index`` matching its current state is ready (starting one if
+    needed); False if that did not happen within ``timeout``. For benchmarks and tests: the
+    server itself never waits for a copy."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        copy = acquire(index)
+        if copy is not None:
+            release(copy)
+            return True
+        with _lock:
+            thread = _building.get(str(index))
+        if thread is not None:
+            thread.join(max(0.0, deadline - time.monotonic()))
+        else:
+            time.sleep(0.02)
+    return False
+
+
+def state(index: Path) -> str:
+    """``off``, ``ready`` (the next read uses the copy), ``preparing`` or ``none``."""
+    if not _enabled:
+        return "off"
+    with _lock:
+        copy = _copies.get(str(index))
+        if copy is not None and copy.signature == signature(index):
+            return "ready"
+        return "preparing" if str(index) in _building else "none"
+
+
+@contextlib.contextmanager
+def cursor(copy: ReadCopy) -> Iterator[Any]:
+    """A cursor of the reader instance reading ``copy``; releases the copy on exit."""
+    from znt.index.store import _reader_instance
+
+    cur = _reader_instance().cursor()
+    try:
+        cur.execute(f"USE {copy.alias}")
+        yield cur
+    finally:
+        with contextlib.suppress(Exception):
+            cur.close()
+        release(copy)
+
+
+def _build(index: Path, sig: Signature) -> None:
+    key = str(index)
+    target: Path | None = None
+    try:
+        target = _copy(index, sig)
+        copy = _attach(index, target, sig) if target is not None else None
+        if copy is None:
+            with _lock:
+                _failures[key] = sig
+            return
+        with _lock:
+            if _enabled and signature(index) == sig:
+                old = _copies.get(key)
+                if old is not None:
+                    _retire(old)
+                _copies[key] = copy
+                target = None
+            else:
+                _detach(copy)
+                target = None
+    except Exception as exc:  # an optimisation: a failure only means reads stay per-call
+        log.info("read copy of %s not made: %s", index, exc)
+        with _lock:
+            _failures[key] = sig
+    finally:
+        if target is not None:
+            _unlink(target)
+        with _lock:
+            _building.pop(key, None)
+            _making.difference_update(p for p in list(_making) if not p.exists())
+
+
+def _copy(index: Path, sig: Signature) -> Path | None:
+    """Copy the index file while it is attached read-only (so no writer is inside it); None
+    when it changed, is locked by a writer for too long, or the disk has no room."""
+    from znt.index.store import _attached
+
+    fd = os.open(index, os.O_RDONLY)
+    try:
+        st = os.fstat(fd)
+        if (st.st_dev, st.st_ino) != sig[:2]:
+            return None
+        folder = Path(tempfile.gettempdir())
+        if shutil.disk_usage(folder).free < 2 * st.st_size:
+            log.info("read copy of %s skipped: not enough room in %s", index, folder)
+            return None
+        handle, name = tempfile.mkstemp(prefix=f"{PREFIX}{os.getpid()}-", suffix=".duckdb")
+        target = Path(name)
+        with _lock:
+            _making.add(target)
+        try:
+            with _attached(index, timeout=ATTACH_TIMEOUT), os.fdopen(handle, "wb") as out:
+                if signature(index) != sig:
+                    raise _Changed
+                os.lseek(fd, 0, os.SEEK_SET)
+                while chunk := os.read(fd, 1 << 22):
+                    out.write(chunk)
+                if signature(index) != sig:
+                    raise _Changed
+        except _Changed:
+            _unlink(target)
+            return None
+        except BaseException:
+            _unlink(target)
+            raise
+        return target
+    finally:
+        os.close(fd)
+
+
+class _Changed(Exception):
+    """The index changed while it was being copied."""
+
+
+def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
+    """Attach the copy read-write to the reader instance, give it the extra tables and read
+    its ``meta``."""
+    from znt.graph.traverse import READ_COPY_TABLES
+    from znt.index.store import _all_meta, _reader_instance
+
+    alias = f"znt_readcopy_{next(_numbers)}"
+    quoted = str(target).replace("'", "''")
+    cur = _reader_instance().cursor()
+    try:
+        cur.execute(f"ATTACH '{quoted}' AS {alias} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        cur.execute(f"USE {alias}")
+        for statement in READ_COPY_TABLES:
+            cur.execute(statement)
+        cur.execute(f"CHECKPOINT {alias}")
+        meta = _all_meta(cur)
+        cur.execute("USE memory")
+    except Exception:
+        with contextlib.suppress(Exception):
+            cur.execute("USE memory")
+            cur.execute(f"DETACH DATABASE IF EXISTS {alias}")
+        raise
+    finally:
+        cur.close()
+    # DuckDB reads the copy through the handle it holds: with the name gone, the space is
+    # freed when the copy is detached or the process ends, however it ends (even SIGKILL).
+    _unlink(target)
+    return ReadCopy(str(index), target, alias, sig, meta)
+
+
+def _retire(copy: ReadCopy) -> None:
+    """Called with ``_lock`` held: the copy takes no new readers and goes when the last one
+    has finished."""
+    copy.retired = True
+    if copy.users == 0:
+        _detach(copy)
+
+
+def _detach(copy: ReadCopy) -> None:
+    from znt.index.store import _reader_instance
+
+    with contextlib.suppress(Exception):
+        cur = _reader_instance().cursor()
+        try:
+            cur.execute(f"DETACH DATABASE IF EXISTS {copy.alias}")
+        finally:
+            cur.close()
+    _unlink(copy.file)
+
+
+def _unlink(path: Path) -> None:
+    for p in (path, Path(f"{path}.wal")):
+        with contextlib.suppress(OSError):
+            p.unlink()
+
+
+def drop_all() -> None:
+    """Retire every copy (at exit, or when copies are turned off)."""
+    with _lock:
+        for copy in _copies.values():
+            _retire(copy)
+        _copies.clear()
+        _failures.clear()
+        for path in _making:
+            _unlink(path)
+        _making.clear()
+
+
+_ORPHAN = re.compile(re.escape(PREFIX) + r"(\d+)-")
+
+
+def remove_orphans() -> None:
+    """Delete copies left by processes that no longer run (killed before their exit hook)."""
+    folder = Path(tempfile.gettempdir())
+    with contextlib.suppress(OSError):
+        for p in folder.glob(f"{PREFIX}*"):
+            m = _ORPHAN.match(p.name)
+            if not m or int(m.group(1)) == os.getpid():
+                continue
+            try:
+                os.kill(int(m.group(1)), 0)
+            except ProcessLookupError:
+                with contextlib.suppress(OSError):
+                    p.unlink()
+            except PermissionError:
+                continue
