@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import subprocess
-import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -172,7 +171,8 @@ def test_copies_hold_no_name_and_are_freed_when_replaced_or_turned_off(project: 
         assert readcopy.wait(_index(project))
         held = [t for t in _open_copies() if t not in before]
         assert len(held) == 1 and mine in held[0] and held[0].endswith("(deleted)"), held
-        assert not list(Path(tempfile.gettempdir()).glob(f"{mine}*"))
+        assert not list(_index(project).parent.glob(f"{mine}*"))
+        assert held[0].startswith(str(_index(project).parent) + "/"), "not next to the index"
         (project / "pkg" / "c.py").write_text(GRAPH_FILES["pkg/c.py"] + "\n# changed\n")
         api.scan(str(project))
         assert readcopy.wait(_index(project))
@@ -183,22 +183,17 @@ def test_copies_hold_no_name_and_are_freed_when_replaced_or_turned_off(project: 
     assert [t for t in _open_copies() if t not in before] == []
 
 
-def test_enabling_copies_removes_the_files_of_killed_processes() -> None:
+def test_a_copy_removes_the_files_of_killed_processes(project: Path, copies: None) -> None:
     dead = subprocess.Popen(["true"])
     dead.wait()
-    folder = Path(tempfile.gettempdir())
+    folder = _index(project).parent
     orphan = folder / f"{readcopy.PREFIX}{dead.pid}-x.duckdb"
     alive = folder / f"{readcopy.PREFIX}{os.getppid()}-x.duckdb"
     orphan.write_bytes(b"")
     alive.write_bytes(b"")
-    try:
-        readcopy.enable()
-        readcopy.enable(False)
-        assert not orphan.exists()
-        assert alive.exists(), "the copy of a running process was removed"
-    finally:
-        for p in (orphan, alive):
-            p.unlink(missing_ok=True)
+    assert readcopy.wait(_index(project))
+    assert not orphan.exists()
+    assert alive.exists(), "the copy of a running process was removed"
 
 
 def test_the_mcp_server_reads_from_a_copy_and_stays_fresh(tmp_path: Path) -> None:
@@ -211,11 +206,9 @@ def test_the_mcp_server_reads_from_a_copy_and_stays_fresh(tmp_path: Path) -> Non
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
         (root / rel).write_text(text)
     assert run_znt("scan", "-q", "--no-embed", cwd=root).returncode == 0
-    private_tmp = tmp_path / "tmp"
-    private_tmp.mkdir()
 
     async def main() -> None:
-        async with connect(root, env={"TMPDIR": str(private_tmp)}) as s:
+        async with connect(root) as s:
             first = await ok(s, "graph", {"from": "start", "depth": 2, "format": "json"})
             state = None
             for _ in range(200):  # the copy is made in the background
@@ -241,7 +234,7 @@ def test_the_mcp_server_reads_from_a_copy_and_stays_fresh(tmp_path: Path) -> Non
             assert again.data["results"] == found.data["results"]
 
     anyio.run(main)
-    assert not list(private_tmp.glob(f"{readcopy.PREFIX}*")), "the server left a copy"
+    assert not list((root / ".znt").glob(f"{readcopy.PREFIX}*")), "the server left a copy"
 
 
 HOLDER = """

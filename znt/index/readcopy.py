@@ -22,10 +22,10 @@ Rules that keep it correct (docs/decisions/0013-private-read-copies.md):
   targets by their last name) in small row groups. A scan would have to keep them sorted on
   every rescan (decision 0011); a copy builds them in about a second, once per index state,
   off the request path.
-- A copy lives in the system temporary folder only while it is made: once attached, its
-  name is unlinked (DuckDB keeps reading the open file), so the space goes back when it is
-  detached or the process ends, even by SIGKILL. A process killed while copying leaves a
-  file that the next process enabling copies removes.
+- A copy is written next to the index (``.znt/``, the same disk, never a RAM-backed
+  ``/tmp``) and its name is unlinked once it is attached (DuckDB keeps reading the open
+  file), so the space goes back when it is detached or the process ends, even by SIGKILL.
+  A process killed while copying leaves a file that the next copy in that folder removes.
 
 Only a process that asks for copies (``enable``) makes them: a one-shot command would pay the
 copy and answer once.
@@ -93,7 +93,6 @@ def enable(on: bool = True) -> None:
     global _enabled
     _enabled = on
     if on:
-        remove_orphans()
         atexit.register(drop_all)
     else:
         drop_all()
@@ -230,11 +229,14 @@ def _copy(index: Path, sig: Signature) -> Path | None:
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != sig[:2]:
             return None
-        folder = Path(tempfile.gettempdir())
+        folder = index.parent
+        remove_orphans(folder)
         if shutil.disk_usage(folder).free < 2 * st.st_size:
             log.info("read copy of %s skipped: not enough room in %s", index, folder)
             return None
-        handle, name = tempfile.mkstemp(prefix=f"{PREFIX}{os.getpid()}-", suffix=".duckdb")
+        handle, name = tempfile.mkstemp(
+            prefix=f"{PREFIX}{os.getpid()}-", suffix=".duckdb", dir=folder
+        )
         target = Path(name)
         with _lock:
             _making.add(target)
@@ -333,9 +335,9 @@ def drop_all() -> None:
 _ORPHAN = re.compile(re.escape(PREFIX) + r"(\d+)-")
 
 
-def remove_orphans() -> None:
-    """Delete copies left by processes that no longer run (killed before their exit hook)."""
-    folder = Path(tempfile.gettempdir())
+def remove_orphans(folder: Path) -> None:
+    """Delete copies in ``folder`` left by processes that no longer run (killed while
+    copying)."""
     with contextlib.suppress(OSError):
         for p in folder.glob(f"{PREFIX}*"):
             m = _ORPHAN.match(p.name)
