@@ -76,7 +76,17 @@ def _reads(root: Path) -> dict[str, Any]:
         "search": api.search("step", mode="lexical", project_path=p),
         "outline": api.outline(str(root / "pkg" / "d.py"), project_path=p),
         "stats": api.stats(project_path=p),
+        "ambiguous": _failure(lambda: api.graph("common", project_path=p)),
+        "not found": _failure(lambda: api.graph("stepp_b", project_path=p)),
     }
+
+
+def _failure(call: Any) -> tuple[str, str]:
+    from znt.errors import ZntError
+
+    with pytest.raises(ZntError) as caught:
+        call()
+    return type(caught.value).__name__, str(caught.value)
 
 
 def test_answers_from_a_copy_equal_answers_from_the_shared_file(

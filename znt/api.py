@@ -820,7 +820,7 @@ def graph(
                 max_nodes=max_nodes,
                 indexed=indexed,
             )
-            details = tv.node_details(con, walk.distance)
+            details = tv.node_details(con, walk.distance, indexed)
             callers_of = start.ids if direction != "down" else []
             limit_hit = False
         else:
@@ -844,7 +844,7 @@ def graph(
                         )
                     search.walk.queries = spent
             walk, paths, limit_hit = search.walk, search.paths, search.limit_hit
-            details = tv.node_details(con, walk.distance)
+            details = tv.node_details(con, walk.distance, indexed)
             # The path's far end is where unbound calls could hide a shorter path.
             callers_of = (
                 (target.ids if direction_used == "down" else start.ids) if not paths else []
@@ -858,7 +858,7 @@ def graph(
             {
                 d["name"]
                 for i in callers_of
-                if (d := details.get(i) or tv.node_details(con, [i]).get(i))
+                if (d := details.get(i) or tv.node_details(con, [i], indexed).get(i))
                 and d["type"] in ("function", "declaration")
             }
         )
@@ -1543,7 +1543,7 @@ def impact(
             max_nodes=IMPACT_MAX_NODES,
             indexed=indexed,
         )
-        details = tv.node_details(con, walk.distance)
+        details = tv.node_details(con, walk.distance, indexed)
         names = sorted(
             {d["name"] for i in touched if (d := details.get(i)) and d["type"] != "namespace"}
         )

@@ -51,9 +51,6 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 PREFIX = "znt-readcopy-"
-# Row groups of the tables a copy adds (``traverse.READ_COPY_TABLES``): small enough for
-# DuckDB's min/max statistics to skip all but the few that hold the rows a lookup wants.
-ROW_GROUP_SIZE = 2048
 # How long a copy waits for a writer to let go of the original before it gives up (and tries
 # again on a later read): a copy is an optimisation, never worth making a reader wait.
 ATTACH_TIMEOUT = 5.0
@@ -274,11 +271,15 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
     quoted = str(target).replace("'", "''")
     cur = _reader_instance().cursor()
     try:
-        cur.execute(f"ATTACH '{quoted}' AS {alias} (ROW_GROUP_SIZE {ROW_GROUP_SIZE})")
+        cur.execute(f"ATTACH '{quoted}' AS {alias}")
         cur.execute(f"USE {alias}")
-        for statement in READ_COPY_TABLES:
-            cur.execute(statement)
-        cur.execute(f"CHECKPOINT {alias}")
+        cur.execute("SET force_compression = 'uncompressed'")
+        try:
+            for statement in READ_COPY_TABLES:
+                cur.execute(statement)
+            cur.execute(f"CHECKPOINT {alias}")
+        finally:
+            cur.execute("RESET force_compression")
         meta = _all_meta(cur)
         cur.execute("USE memory")
     except Exception:
