@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from znt.errors import Ambiguous, NotFound, UsageError
-from znt.index.readcopy import PREFIX as READ_COPY_PREFIX
 
 EDGE_KINDS = ("call", "implements", "inherits", "contains", "imports")
 DEFAULT_EDGE_TYPES = ("call", "implements", "inherits")
@@ -324,7 +323,7 @@ def indexed_columns(con: Any) -> frozenset[str]:
     equality or IN-list filter standing alone, so queries are shaped by what exists: with
     an index, one lookup per column (UNION ALL) and the other filters applied in Python;
     without one, a single scan with every filter."""
-    from znt.index.store import get_meta, opened_path
+    from znt.index.store import get_meta, opened_path, reads_copy
 
     path, generation = opened_path(con), get_meta(con).get("generation")
     key = (path, generation) if path and generation else None
@@ -336,7 +335,7 @@ def indexed_columns(con: Any) -> frozenset[str]:
     except Exception:
         return frozenset()
     found = _index_columns(rows)
-    if path and os.path.basename(path).startswith(READ_COPY_PREFIX):
+    if reads_copy(con):
         with contextlib.suppress(Exception):
             found |= _sorted_tables(con)
     if key:

@@ -36,7 +36,6 @@ from __future__ import annotations
 import atexit
 import contextlib
 import itertools
-import logging
 import os
 import re
 import shutil
@@ -47,8 +46,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
-
-log = logging.getLogger(__name__)
 
 PREFIX = "znt-readcopy-"
 # How long a copy waits for a writer to let go of the original before it gives up (and tries
@@ -78,6 +75,12 @@ _building: dict[str, threading.Thread] = {}
 _failures: dict[str, Signature | None] = {}
 _making: set[Path] = set()  # copies being written (removed at exit if a build is cut short)
 _numbers = itertools.count()
+
+
+def _log() -> Any:
+    import logging  # not at import time: a one-shot command has no use for it
+
+    return logging.getLogger(__name__)
 
 
 def enabled() -> bool:
@@ -205,7 +208,7 @@ def _build(index: Path, sig: Signature) -> None:
                 _detach(copy)
                 target = None
     except Exception as exc:  # an optimisation: a failure only means reads stay per-call
-        log.info("read copy of %s not made: %s", index, exc)
+        _log().info("read copy of %s not made: %s", index, exc)
         with _lock:
             _failures[key] = sig
     finally:
@@ -229,7 +232,7 @@ def _copy(index: Path, sig: Signature) -> Path | None:
         folder = index.parent
         remove_orphans(folder)
         if shutil.disk_usage(folder).free < 2 * st.st_size:
-            log.info("read copy of %s skipped: not enough room in %s", index, folder)
+            _log().info("read copy of %s skipped: not enough room in %s", index, folder)
             return None
         handle, name = tempfile.mkstemp(
             prefix=f"{PREFIX}{os.getpid()}-", suffix=".duckdb", dir=folder

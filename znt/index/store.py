@@ -15,6 +15,7 @@ import csv
 import itertools
 import os
 import random
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
@@ -244,15 +245,16 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
             f"no index at {path.parent.parent}; run `znt scan` first", path=str(path)
         )
     if read_only:
-        from znt.index import readcopy
-
-        copy = readcopy.acquire(path)
+        # Copies exist only where ``readcopy.enable`` ran; a one-shot command never imports it.
+        readcopy = sys.modules.get("znt.index.readcopy")
+        copy = readcopy.acquire(path) if readcopy is not None else None
         if copy is not None:
+            assert readcopy is not None
             # A private copy of this very state of the file (long-lived processes only):
             # ``opened_path`` names the copy, whose indexes differ from the shared file's.
             with readcopy.cursor(copy) as cur:
                 _check_version(copy.meta.get("schema_version"))
-                _opened[id(cur)] = (str(copy.file), copy.meta)
+                _opened[id(cur)] = (str(copy.file), copy.meta, True)
                 try:
                     yield cur
                 finally:
@@ -261,7 +263,7 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         with _attached(path) as cur:
             meta = _all_meta(cur)
             _check_version(meta.get("schema_version"))
-            _opened[id(cur)] = (str(path), meta)
+            _opened[id(cur)] = (str(path), meta, False)
             try:
                 yield cur
             finally:
@@ -275,16 +277,24 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         con.close()
 
 
-# Per cursor of ``open_index(read_only=True)``: the file it reads and that index's meta
-# rows, read once there (the schema check needs them anyway) for ``get_meta``: a statement
-# on an index attached for one call costs about a millisecond.
-_opened: dict[int, tuple[str, dict[str, str]]] = {}
+# Per cursor of ``open_index(read_only=True)``: the file it reads, that index's meta rows,
+# read once there (the schema check needs them anyway) for ``get_meta`` (a statement on an
+# index attached for one call costs about a millisecond), and whether the file is a private
+# read copy (znt/index/readcopy.py).
+_opened: dict[int, tuple[str, dict[str, str], bool]] = {}
 
 
 def opened_path(con: duckdb.DuckDBPyConnection) -> str | None:
     """The index file a cursor from ``open_index(read_only=True)`` reads, else None."""
     entry = _opened.get(id(con))
     return entry[0] if entry else None
+
+
+def reads_copy(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a cursor from ``open_index`` reads a private read copy, which has tables of
+    its own (``traverse.READ_COPY_TABLES``)."""
+    entry = _opened.get(id(con))
+    return bool(entry and entry[2])
 
 
 def _all_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
