@@ -502,7 +502,10 @@ def search(
                 elif mode == "hybrid":
                     used = "lexical"
             else:
-                vec = ranking.vector_rank(con, vector, len(vector), pool, path_regex)
+                copy = store.read_copy(con)
+                vec = ranking.vector_rank(
+                    con, vector, len(vector), pool, path_regex, copy.vectors if copy else None
+                )
                 if mode == "lexical":
                     used = "vector"
                     warnings.append("lexical search found nothing; answered by vector search")
@@ -598,12 +601,14 @@ def _index_vectors(
     index has none, the configured provider differs from the index's, the provider failed,
     or it answered with another dimension."""
     from znt.config import load_provider_config
+    from znt.index import store
     from znt.index.embed import ProviderError, make_embedder
     from znt.index.embed.stage import configured_name, has_embeddings
 
     if not meta.get("embed_model"):
         return None, "the index has no embeddings (run `znt scan` with a provider; see `znt setup`)"
-    if not has_embeddings(con):
+    copy = store.read_copy(con)
+    if not (copy is not None and copy.vectors is not None) and not has_embeddings(con):
         return None, "the index has no embeddings"
     config = load_provider_config()
     if config.mode == "bm25":
@@ -632,6 +637,17 @@ def _doc_facts(con: Any, ids: list[str]) -> dict[str, Any]:
     describe already: those only the vector list found)."""
     if not ids:
         return {}
+    from znt.index import store
+
+    if store.reads_copy(con):  # the copy's uncompressed cards (traverse.READ_COPY_TABLES)
+        rows = con.execute(
+            f"SELECT id, card FROM node_cards WHERE id IN ({', '.join('?' * len(ids))})", ids
+        ).fetchall()
+        return {
+            sid: (c["role"], c["type"], c["kind"], c["file"])
+            for sid, card in rows
+            for c in (json.loads(card),)
+        }
     rows = con.execute(
         f"SELECT id, role, type, kind, file FROM symbols WHERE id IN ({', '.join('?' * len(ids))})",
         ids,
@@ -644,8 +660,11 @@ def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
     through the ART index on ``symbols(id)``."""
     if not ids:
         return {}
+    from znt.index import store
+
+    table = "node_cards" if store.reads_copy(con) else "symbols"
     rows = con.execute(
-        f"SELECT id, card FROM symbols WHERE id IN ({', '.join('?' * len(ids))})", ids
+        f"SELECT id, card FROM {table} WHERE id IN ({', '.join('?' * len(ids))})", ids
     ).fetchall()
     return {sid: {"id": sid, **json.loads(card)} for sid, card in rows}
 

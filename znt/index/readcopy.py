@@ -64,6 +64,7 @@ class ReadCopy:
     alias: str
     signature: Signature
     meta: dict[str, str] = field(default_factory=dict)
+    vectors: Any = None  # search.FlatVectors of the copy's embeddings, where there are any
     users: int = 0
     retired: bool = False
 
@@ -268,6 +269,7 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
     """Attach the copy read-write to the reader instance, give it the extra tables and read
     its ``meta``."""
     from znt.graph.traverse import READ_COPY_TABLES
+    from znt.index.search import FlatVectors
     from znt.index.store import _all_meta, _reader_instance
 
     alias = f"znt_readcopy_{next(_numbers)}"
@@ -284,6 +286,12 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
         finally:
             cur.execute("RESET force_compression")
         meta = _all_meta(cur)
+        vectors = None
+        if meta.get("embed_model"):
+            try:
+                vectors = FlatVectors.load(cur)
+            except Exception as exc:  # the DuckDB scan answers instead
+                _log().info("read copy of %s: vectors not held in memory: %s", index, exc)
         cur.execute("USE memory")
     except Exception:
         with contextlib.suppress(Exception):
@@ -295,7 +303,7 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
     # DuckDB reads the copy through the handle it holds: with the name gone, the space is
     # freed when the copy is detached or the process ends, however it ends (even SIGKILL).
     _unlink(target)
-    return ReadCopy(str(index), target, alias, sig, meta)
+    return ReadCopy(str(index), target, alias, sig, meta, vectors)
 
 
 def _retire(copy: ReadCopy) -> None:

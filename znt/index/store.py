@@ -254,7 +254,7 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
             # ``opened_path`` names the copy, whose indexes differ from the shared file's.
             with readcopy.cursor(copy) as cur:
                 _check_version(copy.meta.get("schema_version"))
-                _opened[id(cur)] = (str(copy.file), copy.meta, True)
+                _opened[id(cur)] = (str(copy.file), copy.meta, copy)
                 try:
                     yield cur
                 finally:
@@ -263,7 +263,7 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         with _attached(path) as cur:
             meta = _all_meta(cur)
             _check_version(meta.get("schema_version"))
-            _opened[id(cur)] = (str(path), meta, False)
+            _opened[id(cur)] = (str(path), meta, None)
             try:
                 yield cur
             finally:
@@ -281,7 +281,7 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
 # read once there (the schema check needs them anyway) for ``get_meta`` (a statement on an
 # index attached for one call costs about a millisecond), and whether the file is a private
 # read copy (znt/index/readcopy.py).
-_opened: dict[int, tuple[str, dict[str, str], bool]] = {}
+_opened: dict[int, tuple[str, dict[str, str], Any]] = {}
 
 
 def opened_path(con: duckdb.DuckDBPyConnection) -> str | None:
@@ -293,8 +293,13 @@ def opened_path(con: duckdb.DuckDBPyConnection) -> str | None:
 def reads_copy(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether a cursor from ``open_index`` reads a private read copy, which has tables of
     its own (``traverse.READ_COPY_TABLES``)."""
+    return read_copy(con) is not None
+
+
+def read_copy(con: duckdb.DuckDBPyConnection) -> Any:
+    """The ``readcopy.ReadCopy`` a cursor from ``open_index`` reads, else None."""
     entry = _opened.get(id(con))
-    return bool(entry and entry[2])
+    return entry[2] if entry else None
 
 
 def _all_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:

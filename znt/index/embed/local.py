@@ -267,6 +267,11 @@ class OnnxRuntime:
             options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.log_severity_level = 3
+            # Idle worker threads sleep instead of spinning: a spinning pool kept both cores
+            # busy for ~10 ms after each query embedding, which tripled the time of the
+            # vector product that follows (5 -> 16-20 ms); batch throughput is the same
+            # either way (measured on 600 sympy texts: 26-27 texts/s both).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self.session = ort.InferenceSession(
                 str(onnx_file), options, providers=["CPUExecutionProvider"]
             )
