@@ -639,7 +639,16 @@ def _doc_facts(con: Any, ids: list[str]) -> dict[str, Any]:
         return {}
     from znt.index import store
 
-    if store.reads_copy(con):  # the copy's uncompressed cards (traverse.READ_COPY_TABLES)
+    copy = store.read_copy(con)
+    if copy is not None and copy.vectors is not None:  # held beside the vectors in memory
+        held = {i: copy.vectors.facts[i] for i in ids if i in copy.vectors.facts}
+        rest = [i for i in ids if i not in held]
+        return {**held, **(_doc_facts_sql(con, rest, copy=True) if rest else {})}
+    return _doc_facts_sql(con, ids, copy=copy is not None)
+
+
+def _doc_facts_sql(con: Any, ids: list[str], *, copy: bool) -> dict[str, Any]:
+    if copy:  # the copy's uncompressed cards (traverse.READ_COPY_TABLES)
         rows = con.execute(
             f"SELECT id, card FROM node_cards WHERE id IN ({', '.join('?' * len(ids))})", ids
         ).fetchall()

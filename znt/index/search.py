@@ -165,17 +165,26 @@ def vector_rank(
 
 class FlatVectors:
     """Every text vector of one index state as one normalised float32 matrix, and which
-    symbols each text belongs to: what a long-lived process keeps beside its read copy
+    symbols each text belongs to (and their role, type, kind and file): what a long-lived
+    process keeps beside its read copy
     (znt/index/readcopy.py), so a query's cosines are one matrix product (~6 ms for sympy's
     47k texts) instead of a DuckDB scan (~60 ms), and its symbol list needs no statement.
     Not built above ``MAX_BYTES`` or without numpy (the local-model extra)."""
 
     MAX_BYTES = 512 << 20
 
-    def __init__(self, hashes: list[str], matrix: Any, owners: dict[str, list[str]]) -> None:
+    def __init__(
+        self,
+        hashes: list[str],
+        matrix: Any,
+        owners: dict[str, list[str]],
+        facts: dict[str, tuple[Any, ...]] | None = None,
+    ) -> None:
         self.hashes = hashes
         self.matrix = matrix
         self.owners = owners  # text hash -> the symbols embedded with that text
+        # symbol id -> (role, type, kind, file): what ranking needs of a vector-only candidate
+        self.facts = facts or {}
 
     def __len__(self) -> int:
         return len(self.hashes)
@@ -200,7 +209,14 @@ class FlatVectors:
                 "SELECT text_hash, list(DISTINCT sym) FROM embed_docs GROUP BY text_hash"
             ).fetchall()
         }
-        return cls([str(h) for h in data["hash"]], matrix, owners)
+        facts = {
+            r[0]: tuple(r[1:])
+            for r in con.execute(
+                "SELECT id, role, type, kind, file FROM symbols "
+                "WHERE id IN (SELECT DISTINCT sym FROM embed_docs)"
+            ).fetchall()
+        }
+        return cls([str(h) for h in data["hash"]], matrix, owners, facts)
 
     def top(self, vector: Sequence[float], n: int) -> tuple[list[str], list[float]]:
         """The ``n`` texts most similar to ``vector`` (unordered) and their cosines."""
