@@ -167,6 +167,40 @@ def test_index_from_another_schema_is_never_misread(tmp_path):
     assert run_znt("-C", str(tmp_path), "outline", "a.py").returncode == 0
 
 
+def test_every_module_is_classified_as_deciding_rows_or_only_reading(tmp_path, monkeypatch):
+    """A new module under znt/index or znt/graph must be put in one list: a row source forces
+    a rebuild when it changes, a read-side module does not."""
+    from znt.index import scan as scan_mod
+    from znt.index.languages import LANG_DIR
+    from znt.settings import load_settings
+
+    package = LANG_DIR.parent.parent
+    modules = {
+        p.relative_to(package).as_posix()
+        for folder in ("index", "graph")
+        for p in (package / folder).rglob("*.py")
+        if p.parent != LANG_DIR and "__pycache__" not in p.parts
+    }
+    rows, reads = set(scan_mod.ROW_SOURCE_MODULES), set(scan_mod.READ_SIDE_MODULES)
+    assert not rows & reads
+    assert modules == rows | reads, sorted(modules ^ (rows | reads))
+
+    # A row source's content is in the fingerprint, a read-side module's is not.
+    settings = load_settings(tmp_path)
+    base = scan_mod.fingerprint(settings)
+    fake = tmp_path / "pkg"
+    for rel in sorted(rows) + sorted(reads):
+        (fake / rel).parent.mkdir(parents=True, exist_ok=True)
+        (fake / rel).write_bytes((package / rel).read_bytes())
+    (fake / "index" / "lang").symlink_to(LANG_DIR)
+    monkeypatch.setattr(scan_mod, "LANG_DIR", fake / "index" / "lang")
+    assert scan_mod.fingerprint(settings) == base
+    (fake / "index" / "readcopy.py").write_text("# edited\n")
+    assert scan_mod.fingerprint(settings) == base
+    (fake / "graph" / "resolve.py").write_text("# edited\n")
+    assert scan_mod.fingerprint(settings) != base
+
+
 def test_git_commit_is_recorded(tmp_path):
     import subprocess
 

@@ -83,19 +83,61 @@ class ScanResult:
         return out
 
 
+# The modules (relative to the ``znt`` package) whose code decides what the index holds for a
+# file: which files are read, its symbols, references, roles and lexical postings, the text
+# its symbols are embedded with, and the edges the resolver derives (an incremental scan
+# re-resolves only what changed, so a resolver edit must rebuild the rest too). Every
+# ``.py``/``.scm`` of ``index/lang/`` counts as well. A change to any of them forces a full
+# rebuild; ``READ_SIDE_MODULES`` are the ones that only read, log or serve, which may change
+# without one. tests/test_scan.py checks that every module is in one list or the other.
+ROW_SOURCE_MODULES = (
+    "graph/resolve.py",
+    "graph/rules.py",
+    "index/canonical.py",
+    "index/embed/text.py",
+    "index/extract.py",
+    "index/ignore.py",
+    "index/languages.py",
+    "index/lexical.py",
+    "index/parse.py",
+    "index/roles.py",
+    "index/scan.py",
+    "index/store.py",
+    "index/walk.py",
+)
+READ_SIDE_MODULES = (
+    "graph/__init__.py",
+    "graph/similar.py",
+    "graph/traverse.py",
+    "index/__init__.py",
+    "index/embed/__init__.py",
+    "index/embed/local.py",
+    "index/embed/onnx_export.py",
+    "index/embed/remote.py",
+    "index/embed/stage.py",
+    "index/log.py",
+    "index/manifest.py",
+    "index/readcopy.py",
+    "index/search.py",
+    "index/watch.py",
+)
+
+
 def fingerprint(settings: ProjectSettings) -> str:
     """Anything that changes what a file's rows would be: the extractor and its queries, the
-    schema, and the project settings. A mismatch forces a full rebuild."""
+    resolver, the schema, and the project settings (``ROW_SOURCE_MODULES``). A mismatch
+    forces a full rebuild."""
     from znt.index.store import SCHEMA_VERSION
 
     h = hashlib.blake2b(digest_size=12)
     h.update(f"{__version__}|{SCHEMA_VERSION}|".encode())
     h.update(json.dumps(settings.__dict__, sort_keys=True, default=list).encode())
-    for folder in (LANG_DIR, LANG_DIR.parent):
-        for p in sorted(folder.iterdir()):
-            if p.suffix in (".scm", ".py"):
-                h.update(p.name.encode())
-                h.update(p.read_bytes())
+    package = LANG_DIR.parent.parent
+    files = [package / m for m in ROW_SOURCE_MODULES]
+    files += sorted(p for p in LANG_DIR.iterdir() if p.suffix in (".scm", ".py"))
+    for p in files:
+        h.update(p.relative_to(package).as_posix().encode())
+        h.update(p.read_bytes())
     return h.hexdigest()
 
 
