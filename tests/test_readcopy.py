@@ -288,3 +288,27 @@ def test_a_copy_answers_while_a_writer_holds_the_index_until_it_commits(
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_a_process_holds_only_its_most_recently_read_copies(
+    tmp_path: Path, copies: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(readcopy, "MAX_COPIES", 2)
+    before = _open_copies()
+    roots = []
+    for i in range(3):
+        root = tmp_path / f"p{i}"
+        root.mkdir()
+        (root / "m.py").write_text(f"def only_{i}():\n    return {i}\n")
+        api.scan(str(root))
+        roots.append(root)
+    for root in roots:  # p0, p1, p2 in turn: p0 is the least recently read when p2 arrives
+        assert readcopy.wait(_index(root))
+    held = [t for t in _open_copies() if t not in before]
+    assert len(held) == 2, held
+    assert [readcopy.state(_index(r)) for r in roots] == ["none", "ready", "ready"]
+    # p0 is read from the shared file, and copied again
+    found = api.search("only_0", mode="lexical", project_path=str(roots[0]))
+    assert found["results"][0]["name"] == "only_0"
+    assert readcopy.wait(_index(roots[0]))
+    assert [readcopy.state(_index(r)) for r in roots] == ["ready", "none", "ready"]

@@ -67,7 +67,12 @@ class ReadCopy:
     vectors: Any = None  # search.FlatVectors of the copy's embeddings, where there are any
     users: int = 0
     retired: bool = False
+    last_used: float = 0.0
 
+
+# Copies held at once: a server asked about several projects keeps the most recently read
+# ones (each costs its index's size on disk and, with embeddings, its vectors in memory).
+MAX_COPIES = 3
 
 _enabled = False
 _lock = threading.Lock()
@@ -123,6 +128,7 @@ def acquire(index: Path) -> ReadCopy | None:
         copy = _copies.get(key)
         if copy is not None and sig is not None and copy.signature == sig:
             copy.users += 1
+            copy.last_used = time.monotonic()
             return copy
         if copy is not None:
             _retire(copy)
@@ -204,6 +210,10 @@ def _build(index: Path, sig: Signature) -> None:
                 if old is not None:
                     _retire(old)
                 _copies[key] = copy
+                copy.last_used = time.monotonic()
+                while len(_copies) > MAX_COPIES:
+                    stalest = min(_copies, key=lambda k: _copies[k].last_used)
+                    _retire(_copies.pop(stalest))
                 target = None
             else:
                 _detach(copy)
