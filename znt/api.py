@@ -671,7 +671,7 @@ def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
         return {}
     from znt.index import store
 
-    table = "node_cards" if store.reads_copy(con) else "symbols"
+    table = "node_cards" if store.read_copy(con) is not None else "symbols"
     rows = con.execute(
         f"SELECT id, card FROM {table} WHERE id IN ({', '.join('?' * len(ids))})", ids
     ).fetchall()

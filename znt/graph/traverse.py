@@ -323,7 +323,7 @@ def indexed_columns(con: Any) -> frozenset[str]:
     equality or IN-list filter standing alone, so queries are shaped by what exists: with
     an index, one lookup per column (UNION ALL) and the other filters applied in Python;
     without one, a single scan with every filter."""
-    from znt.index.store import get_meta, opened_path, reads_copy
+    from znt.index.store import get_meta, opened_path, read_copy
 
     path, generation = opened_path(con), get_meta(con).get("generation")
     key = (path, generation) if path and generation else None
@@ -335,7 +335,7 @@ def indexed_columns(con: Any) -> frozenset[str]:
     except Exception:
         return frozenset()
     found = _index_columns(rows)
-    if reads_copy(con):
+    if read_copy(con) is not None:
         with contextlib.suppress(Exception):
             found |= _sorted_tables(con)
     if key:

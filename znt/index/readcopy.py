@@ -205,29 +205,27 @@ def _build(index: Path, sig: Signature) -> None:
                 _failures[key] = sig
             return
         with _lock:
-            if _enabled and signature(index) == sig:
-                old = _copies.get(key)
-                if old is not None:
-                    _retire(old)
-                _copies[key] = copy
-                copy.last_used = time.monotonic()
-                while len(_copies) > MAX_COPIES:
-                    stalest = min(_copies, key=lambda k: _copies[k].last_used)
-                    _retire(_copies.pop(stalest))
-                target = None
-            else:
+            if not (_enabled and signature(index) == sig):
                 _detach(copy)
-                target = None
+                return
+            old = _copies.get(key)
+            if old is not None:
+                _retire(old)
+            _copies[key] = copy
+            copy.last_used = time.monotonic()
+            while len(_copies) > MAX_COPIES:
+                stalest = min(_copies, key=lambda k: _copies[k].last_used)
+                _retire(_copies.pop(stalest))
     except Exception as exc:  # an optimisation: a failure only means reads stay per-call
         _log().info("read copy of %s not made: %s", index, exc)
         with _lock:
             _failures[key] = sig
     finally:
-        if target is not None:
-            _unlink(target)
         with _lock:
             _building.pop(key, None)
-            _making.difference_update(p for p in list(_making) if not p.exists())
+            if target is not None:
+                _unlink(target)  # a no-op once attached: its name is gone already
+                _making.discard(target)
 
 
 def _copy(index: Path, sig: Signature) -> Path | None:

@@ -248,22 +248,13 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         # Copies exist only where ``readcopy.enable`` ran; a one-shot command never imports it.
         readcopy = sys.modules.get("znt.index.readcopy")
         copy = readcopy.acquire(path) if readcopy is not None else None
-        if copy is not None:
-            assert readcopy is not None
-            # A private copy of this very state of the file (long-lived processes only):
-            # ``opened_path`` names the copy, whose indexes differ from the shared file's.
-            with readcopy.cursor(copy) as cur:
-                _check_version(copy.meta.get("schema_version"))
-                _opened[id(cur)] = (str(copy.file), copy.meta, copy)
-                try:
-                    yield cur
-                finally:
-                    _opened.pop(id(cur), None)
-            return
-        with _attached(path) as cur:
-            meta = _all_meta(cur)
+        # A private copy of this very state of the file (long-lived processes only) is read
+        # with its own meta; ``opened_path`` names the copy, whose indexes differ.
+        opened = readcopy.cursor(copy) if readcopy is not None and copy else _attached(path)
+        with opened as cur:
+            meta = copy.meta if copy is not None else _all_meta(cur)
             _check_version(meta.get("schema_version"))
-            _opened[id(cur)] = (str(path), meta, None)
+            _opened[id(cur)] = (str(copy.file if copy is not None else path), meta, copy)
             try:
                 yield cur
             finally:
@@ -290,14 +281,9 @@ def opened_path(con: duckdb.DuckDBPyConnection) -> str | None:
     return entry[0] if entry else None
 
 
-def reads_copy(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether a cursor from ``open_index`` reads a private read copy, which has tables of
-    its own (``traverse.READ_COPY_TABLES``)."""
-    return read_copy(con) is not None
-
-
 def read_copy(con: duckdb.DuckDBPyConnection) -> Any:
-    """The ``readcopy.ReadCopy`` a cursor from ``open_index`` reads, else None."""
+    """The ``readcopy.ReadCopy`` a cursor from ``open_index`` reads (it has tables of its
+    own: ``traverse.READ_COPY_TABLES``), else None."""
     entry = _opened.get(id(con))
     return entry[2] if entry else None
 
