@@ -112,21 +112,39 @@ def test_answers_from_a_copy_equal_answers_from_the_shared_file(
     assert shared["up"]["completeness"]["possible_unresolved_callers"] >= 2
 
 
-def test_possible_callers_from_the_copy_table_equal_the_edge_scan(
-    project: Path, copies: None
-) -> None:
+def test_possible_callers_held_by_the_copy_equal_the_edge_scan(project: Path, copies: None) -> None:
     index = _index(project)
     names_sets = [["helper"], ["run"], ["helper", "run", "nothing"], ["dumps"], ["missing"]]
     with store.open_index(index) as con:  # copies on, none ready yet: the shared file
-        assert "unbound_calls.rdst" not in tv.indexed_columns(con)
+        assert "graph_nodes.id" not in tv.indexed_columns(con)
         scanned = [tv.possible_callers(con, n, ["call"]) for n in names_sets]
     assert readcopy.wait(index)
     with store.open_index(index) as con:
         indexed = tv.indexed_columns(con)
-        assert {"unbound_calls.rdst", "edges_by_src.src", "edges_by_dst.dst"} <= indexed
-        from_table = [tv.possible_callers(con, n, ["call"], indexed) for n in names_sets]
+        assert {"graph_nodes.id", "symbol_keys.name"} <= indexed
+        assert store.read_copy(con).unbound_names  # counted in memory, not scanned
+        from_table = [tv.possible_callers(con, n, ["call"]) for n in names_sets]
     assert from_table == scanned
     assert scanned[0] >= 3 and scanned[1] >= 2  # obj.helper, other.helper, ns::helper; run
+
+
+def test_a_copys_cursors_are_reused_and_survive_a_failed_read(project: Path, copies: None) -> None:
+    index = _index(project)
+    assert readcopy.wait(index)
+    with store.open_index(index) as con:
+        first = id(con)
+        assert store.read_copy(con) is not None
+    with store.open_index(index) as con:  # the idle cursor, without a new USE
+        assert id(con) == first
+        with store.open_index(index) as inner:  # a nested read gets a cursor of its own
+            assert id(inner) != id(con)
+    with pytest.raises(RuntimeError), store.open_index(index) as con:
+        raise RuntimeError("a read that fails half-way")
+    # the cursor that failed was closed, not handed out again; reads go on from the copy
+    answer = api.graph("Base.helper", depth=1, direction="up", project_path=str(project))
+    assert {n["name"] for n in answer["nodes"]} == {"helper", "run"}
+    with store.open_index(index) as con:
+        assert store.read_copy(con) is not None
 
 
 def test_a_changed_index_is_read_fresh_at_once_then_copied_again(

@@ -650,7 +650,7 @@ def _doc_facts(con: Any, ids: list[str]) -> dict[str, Any]:
 def _doc_facts_sql(con: Any, ids: list[str], *, copy: bool) -> dict[str, Any]:
     if copy:  # the copy's uncompressed cards (traverse.READ_COPY_TABLES)
         rows = con.execute(
-            f"SELECT id, card FROM node_cards WHERE id IN ({', '.join('?' * len(ids))})", ids
+            f"SELECT id, card FROM graph_nodes WHERE id IN ({', '.join('?' * len(ids))})", ids
         ).fetchall()
         return {
             sid: (c["role"], c["type"], c["kind"], c["file"])
@@ -671,7 +671,7 @@ def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
         return {}
     from znt.index import store
 
-    table = "node_cards" if store.read_copy(con) is not None else "symbols"
+    table = "graph_nodes" if store.read_copy(con) is not None else "symbols"
     rows = con.execute(
         f"SELECT id, card FROM {table} WHERE id IN ({', '.join('?' * len(ids))})", ids
     ).fetchall()
@@ -848,7 +848,7 @@ def graph(
                 max_nodes=max_nodes,
                 indexed=indexed,
             )
-            details = tv.node_details(con, walk.distance, indexed)
+            details = tv.node_details(con, walk.distance, indexed, walk.cards)
             callers_of = start.ids if direction != "down" else []
             limit_hit = False
         else:
@@ -872,7 +872,7 @@ def graph(
                         )
                     search.walk.queries = spent
             walk, paths, limit_hit = search.walk, search.paths, search.limit_hit
-            details = tv.node_details(con, walk.distance, indexed)
+            details = tv.node_details(con, walk.distance, indexed, walk.cards)
             # The path's far end is where unbound calls could hide a shorter path.
             callers_of = (
                 (target.ids if direction_used == "down" else start.ids) if not paths else []
@@ -890,7 +890,7 @@ def graph(
                 and d["type"] in ("function", "declaration")
             }
         )
-        possible = tv.possible_callers(con, names, kinds, indexed)
+        possible = tv.possible_callers(con, names, kinds)
     if target is None:
         node_ids = sorted(
             walk.distance,
@@ -902,15 +902,15 @@ def graph(
                 i,
             ),
         )
-        edges = [
+        edges = sorted(
             (e, info)
-            for e, info in sorted(walk.edges.items())
+            for e, info in walk.edges.items()
             if e[0] in walk.distance and e[1] in walk.distance
-        ]
+        )
     else:
         node_ids = list(dict.fromkeys(n for p in paths for n in p))
         pairs = {(p[i], p[i + 1]) for p in paths for i in range(len(p) - 1)}
-        edges = [(e, info) for e, info in sorted(walk.edges.items()) if (e[0], e[1]) in pairs]
+        edges = sorted((e, info) for e, info in walk.edges.items() if (e[0], e[1]) in pairs)
     extra = []
     if limit_hit:
         extra.append(
@@ -1571,11 +1571,11 @@ def impact(
             max_nodes=IMPACT_MAX_NODES,
             indexed=indexed,
         )
-        details = tv.node_details(con, walk.distance, indexed)
+        details = tv.node_details(con, walk.distance, indexed, walk.cards)
         names = sorted(
             {d["name"] for i in touched if (d := details.get(i)) and d["type"] != "namespace"}
         )
-        possible = tv.possible_callers(con, names, kinds, indexed)
+        possible = tv.possible_callers(con, names, kinds)
     deleted_missing = [c["path"] for c in changes if c["status"] == "deleted" and not c["in_index"]]
     if deleted_missing:
         warnings.append(

@@ -15,14 +15,13 @@ carry a start node's name (possible callers the index could not bind).
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from znt.errors import Ambiguous, NotFound, UsageError
 
@@ -42,32 +41,38 @@ MAX_NAME_CHECKS = 20
 # Edges that left the project graph: the callee is unknown (or a local variable's method).
 UNRESOLVED = frozenset({"unresolved", "local", "ambiguous"})
 # Tables a private read copy of the index adds for graph reads (znt/index/readcopy.py builds
-# them uncompressed; the shared file does not carry them, decision 0011): the edges sorted
-# by each end with an ART index on it, the symbols' cards by id, and the targets of unbound
-# calls reversed (so "ends with .name" is a range of sorted keys) with how many edges have
-# each. Uncompressed rows are what make an index lookup cheap: fetching a row from a
+# them uncompressed; the shared file does not carry them, decision 0011). ``graph_nodes``: one
+# row per symbol with its card and its edges out and in, each as one JSON array of
+# ``[other end, kind, confidence, resolution]``, with an ART index on ``id``. A BFS level is
+# then one lookup per frontier node (DuckDB spends ~0.1 ms per key of an IN-list lookup,
+# however few rows it returns), and the frontier's cards come with it, where edge tables
+# indexed by each end cost two lookups per node and one row fetch per edge. ``symbol_keys``
+# serves ``resolve``. Uncompressed rows are what make a lookup cheap: fetching a row from a
 # compressed segment decodes its neighbours too.
+_ADJACENCY = (
+    "SELECT {near} AS id, to_json(list(json_array({far}, kind, confidence, resolution))) "
+    "AS {name} FROM edges GROUP BY {near}"
+)
 READ_COPY_TABLES = (
-    *(
-        statement
-        for end in ("src", "dst")
-        for statement in (
-            f"CREATE TABLE IF NOT EXISTS edges_by_{end} AS "
-            f"SELECT src, dst, kind, confidence, resolution FROM edges ORDER BY {end}",
-            f"CREATE INDEX IF NOT EXISTS edges_by_{end}_{end} ON edges_by_{end}({end})",
-        )
-    ),
-    "CREATE TABLE IF NOT EXISTS node_cards AS SELECT id, card FROM symbols ORDER BY id",
-    "CREATE INDEX IF NOT EXISTS node_cards_id ON node_cards(id)",
+    "CREATE TABLE IF NOT EXISTS graph_nodes AS "
+    f"WITH o AS ({_ADJACENCY.format(near='src', far='dst', name='out_edges')}), "
+    f"i AS ({_ADJACENCY.format(near='dst', far='src', name='in_edges')}) "
+    "SELECT s.id, s.card, o.out_edges, i.in_edges "
+    "FROM symbols s LEFT JOIN o USING (id) LEFT JOIN i USING (id) ORDER BY s.id",
+    "CREATE INDEX IF NOT EXISTS graph_nodes_id ON graph_nodes(id)",
     "CREATE TABLE IF NOT EXISTS symbol_keys AS "
     "SELECT id, file, name, qualified_name, start_line FROM symbols ORDER BY qualified_name",
     *(
         f"CREATE INDEX IF NOT EXISTS symbol_keys_{c} ON symbol_keys({c})"
         for c in ("id", "name", "qualified_name")
     ),
-    "CREATE TABLE IF NOT EXISTS unbound_calls AS "
-    "SELECT reverse(dst) AS rdst, count(*) AS n FROM edges WHERE kind = 'call' AND resolution "
-    f"IN ({', '.join(repr(r) for r in sorted(UNRESOLVED))}) GROUP BY dst ORDER BY rdst",
+)
+# Unbound call sites per callee name (the part after the last ``.`` or ``::``), which a read
+# copy holds in memory (a few thousand names on sympy): ``possible_callers`` without a query.
+UNBOUND_NAMES_SQL = (
+    "SELECT regexp_extract(dst, '(?:\\.|::)([^.:]+)$', 1) AS name, count(*) FROM edges "
+    "WHERE kind = 'call' AND resolution "
+    f"IN ({', '.join(repr(r) for r in sorted(UNRESOLVED))}) GROUP BY name"
 )
 # Edges to a method that a subclass may override (the call may dispatch elsewhere).
 DYNAMIC = frozenset({"self_method"})
@@ -78,8 +83,11 @@ _QUOTES = " '\""
 Edge = tuple[str, str, str]  # (src, dst, kind)
 
 
+EXTERNAL_PREFIXES = ("ext::", "dep::")
+
+
 def is_external(node_id: str) -> bool:
-    return node_id.startswith(("ext::", "dep::"))
+    return node_id.startswith(EXTERNAL_PREFIXES)
 
 
 def parse_edge_types(value: str | Sequence[str] | None) -> list[str]:
@@ -269,10 +277,16 @@ def _suggest(con: Any, text: str, forms: list[str], n: int = 5) -> list[str]:
 # -- loading edges ---------------------------------------------------------------------------
 
 
-@dataclass
-class EdgeInfo:
+class EdgeInfo(NamedTuple):
+    """How certain an edge is (a tuple: a walk makes one per loaded edge)."""
+
     confidence: float
     resolution: str
+
+
+# ``EdgeInfo(c, r)`` without the NamedTuple's Python-level ``__new__``: a walk over a hub
+# makes thousands.
+_edge_info = tuple.__new__
 
 
 @dataclass
@@ -288,6 +302,9 @@ class Walk:
     dropped: int = 0
     levels: int = 0
     queries: int = 0
+    # Cards of nodes whose rows a read copy's ``graph_nodes`` returned on the way
+    # (``node_details`` then need not look them up again).
+    cards: dict[str, str] = field(default_factory=dict)
 
 
 def _in(column: str, values: Sequence[str]) -> tuple[str, list[Any]]:
@@ -323,7 +340,7 @@ def indexed_columns(con: Any) -> frozenset[str]:
     equality or IN-list filter standing alone, so queries are shaped by what exists: with
     an index, one lookup per column (UNION ALL) and the other filters applied in Python;
     without one, a single scan with every filter."""
-    from znt.index.store import get_meta, opened_path, read_copy
+    from znt.index.store import get_meta, opened_path
 
     path, generation = opened_path(con), get_meta(con).get("generation")
     key = (path, generation) if path and generation else None
@@ -335,24 +352,9 @@ def indexed_columns(con: Any) -> frozenset[str]:
     except Exception:
         return frozenset()
     found = _index_columns(rows)
-    if read_copy(con) is not None:
-        with contextlib.suppress(Exception):
-            found |= _sorted_tables(con)
     if key:
         _indexed_by_generation[key] = found
     return found
-
-
-def _sorted_tables(con: Any) -> frozenset[str]:
-    """``unbound_calls.rdst`` where that table exists (only in a private read copy,
-    znt/index/readcopy.py): it has no index, but its rows are sorted by ``rdst``, so a range
-    of keys is read from a few row groups. The copy's other tables have ART indexes, which
-    ``duckdb_indexes()`` lists."""
-    row = con.execute(
-        "SELECT count(*) FROM duckdb_tables() WHERE database_name = current_database() "
-        "AND table_name = 'unbound_calls'"
-    ).fetchone()
-    return frozenset({"unbound_calls.rdst"}) if row and row[0] else frozenset()
 
 
 def index_state(con: Any, meta_keys: Sequence[str]) -> tuple[frozenset[str], dict[str, str]]:
@@ -371,18 +373,20 @@ def _load(
     kinds: Sequence[str],
     direction: str,
     indexed: frozenset[str] = frozenset(),
+    cards: dict[str, str] | None = None,
 ) -> list[Any]:
     """One BFS level: every edge of the chosen kinds leaving (down), entering (up) or
-    touching (both) a frontier node, in one query."""
+    touching (both) a frontier node, in one query. From a read copy's ``graph_nodes`` the
+    frontier's cards come along and are kept in ``cards``."""
+    if "graph_nodes.id" in indexed:
+        return _load_adjacency(con, frontier, kinds, direction, cards)
     cols = "SELECT src, dst, kind, confidence, resolution FROM edges WHERE "
     sides = {"down": ["src"], "up": ["dst"], "both": ["src", "dst"]}[direction]
-    by_end = all(f"edges_by_{c}.{c}" in indexed for c in sides)
-    if by_end or all(f"edges.{c}" in indexed for c in sides):
+    if all(f"edges.{c}" in indexed for c in sides):
         parts, params = [], []
         for c in sides:
             cond, ps = _in(c, frontier)
-            table = f"edges_by_{c}" if by_end else "edges"
-            parts.append(cols.replace("FROM edges", f"FROM {table}") + cond)
+            parts.append(cols + cond)
             params += ps
         wanted = set(kinds)
         rows = con.execute(" UNION ALL ".join(parts), params).fetchall()
@@ -395,6 +399,33 @@ def _load(
     kind_sql, kind_params = _in("kind", kinds)
     sql = f"{cols}({' OR '.join(conds)}) AND {kind_sql}"
     return list(con.execute(sql, params + kind_params).fetchall())
+
+
+def _load_adjacency(
+    con: Any,
+    frontier: Sequence[str],
+    kinds: Sequence[str],
+    direction: str,
+    cards: dict[str, str] | None,
+) -> list[Any]:
+    """``_load`` from ``graph_nodes``: one row per frontier node, its edges as JSON."""
+    columns = {"down": "out_edges", "up": "in_edges", "both": "out_edges, in_edges"}[direction]
+    cond, params = _in("id", frontier)
+    wanted = set(kinds)
+    out: list[Any] = []
+    sql = f"SELECT id, card, {columns} FROM graph_nodes WHERE {cond}"
+    for row in con.execute(sql, params).fetchall():
+        node = row[0]
+        if cards is not None:
+            cards[node] = row[1]
+        for i, side in enumerate(row[2:]):
+            if not side:
+                continue
+            if direction == "down" or (direction == "both" and i == 0):
+                out.extend((node, o, k, c, r) for o, k, c, r in json.loads(side) if k in wanted)
+            else:
+                out.extend((o, node, k, c, r) for o, k, c, r in json.loads(side) if k in wanted)
+    return out
 
 
 def neighbourhood(
@@ -424,27 +455,28 @@ def neighbourhood(
     for level in range(1, depth + 1):
         if not frontier or walk.truncated:
             break
-        rows = _load(con, frontier, kinds, direction, indexed)
+        rows = _load(con, frontier, kinds, direction, indexed, walk.cards)
         walk.queries += 1
         walk.levels = level
         front = set(frontier)
         if direction in ("down", "both"):
             walk.expanded_down.update(front)
         best: dict[str, float] = {}
-        for src, dst, kind, conf, res in rows:
-            walk.edges[(src, dst, kind)] = EdgeInfo(float(conf or 0.0), res or "")
-            near = []
-            if direction != "up" and src in front:
-                near.append(dst)
-            if direction != "down" and dst in front:
-                near.append(src)
-            for nb in near:
-                if nb in walk.distance:
+        edges, distance, hidden = walk.edges, walk.distance, walk.hidden_external
+        down, up = direction != "up", direction != "down"
+        for src, dst, kind, conf, res in rows:  # the hot loop of a walk: kept plain
+            c = float(conf or 0.0)
+            edges[(src, dst, kind)] = _edge_info(EdgeInfo, (c, res or ""))
+            for nb in (
+                dst if down and src in front else None,
+                src if up and dst in front else None,
+            ):
+                if nb is None or nb in distance:
                     continue
-                if is_external(nb) and not include_external:
-                    walk.hidden_external.add(nb)
-                    continue
-                best[nb] = max(best.get(nb, -1.0), float(conf or 0.0))
+                if not include_external and nb.startswith(EXTERNAL_PREFIXES):
+                    hidden.add(nb)
+                elif c > best.get(nb, -1.0):
+                    best[nb] = c
         reached = sorted(best, key=lambda n: (-best[n], is_external(n), n))
         room = max_nodes - len(walk.distance)
         if len(reached) > room:
@@ -495,9 +527,8 @@ def shortest_paths(
             limit_hit = True
             break
         forward = len(ffront) <= len(bfront)
-        rows = _load(
-            con, ffront if forward else bfront, kinds, "down" if forward else "up", indexed
-        )
+        front = ffront if forward else bfront
+        rows = _load(con, front, kinds, "down" if forward else "up", indexed, walk.cards)
         walk.queries += 1
         if forward:
             flevel += 1
@@ -599,26 +630,27 @@ _DETAIL_KEYS = (
 
 
 def node_details(
-    con: Any, ids: Iterable[str], indexed: frozenset[str] = frozenset()
+    con: Any,
+    ids: Iterable[str],
+    indexed: frozenset[str] = frozenset(),
+    cards: dict[str, str] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Rows of ``symbols`` for the project ids, and what an ``ext::``/``dep::`` id says
-    about itself (the ``externals`` view's rules, without scanning the edges for it)."""
+    about itself (the ``externals`` view's rules, without scanning the edges for it).
+    ``cards``: those already read (``Walk.cards``), by id."""
     ids = list(ids)
-    internal = [i for i in ids if not is_external(i)]
-    out: dict[str, dict[str, Any]] = {}
+    known = cards or {}
+    found = [(i, known[i]) for i in ids if i in known]
+    internal = [i for i in ids if not is_external(i) and i not in known]
     if internal:
         cond, params = _in("id", internal)
         # The stored card (lexical.search_card): one column to fetch per row, not nine.
-        table = "node_cards" if "node_cards.id" in indexed else "symbols"
-        for sid, card in con.execute(
-            f"SELECT id, card FROM {table} WHERE {cond}", params
-        ).fetchall():
-            c = json.loads(card)
-            out[sid] = {
-                "id": sid,
-                **{k: c[k] for k in _DETAIL_KEYS},
-                "external": False,
-            }
+        table = "graph_nodes" if "graph_nodes.id" in indexed else "symbols"
+        found += con.execute(f"SELECT id, card FROM {table} WHERE {cond}", params).fetchall()
+    out: dict[str, dict[str, Any]] = {}
+    for sid, card in found:
+        c = json.loads(card)
+        out[sid] = {"id": sid, **{k: c[k] for k in _DETAIL_KEYS}, "external": False}
     for i in ids:
         if i in out:
             continue
@@ -639,30 +671,21 @@ def node_details(
     return out
 
 
-def possible_callers(
-    con: Any, names: Sequence[str], kinds: Sequence[str], indexed: frozenset[str] = frozenset()
-) -> int:
+def possible_callers(con: Any, names: Sequence[str], kinds: Sequence[str]) -> int:
     """Unresolved call sites anywhere whose callee is written with one of ``names`` as its
     last part (``obj.run()`` for ``Scanner.run``): callers the index could not bind, so an
     upward answer is a lower bound by that many."""
     if "call" not in kinds or not names:
         return 0
     names = sorted(set(names))[:MAX_NAME_CHECKS]
+    from znt.index.store import read_copy
+
+    held = getattr(read_copy(con), "unbound_names", None)
+    if held is not None and not any(c in n for n in names for c in ".:"):
+        # "ends with .name or ::name" is "the part after the last . or :: is name" for a
+        # name without those characters (UNBOUND_NAMES_SQL).
+        return sum(held.get(n, 0) for n in names)
     suffixes = [f"{sep}{n}" for n in names for sep in (".", "::")]
-    if "unbound_calls.rdst" in indexed:
-        # dst ends with s  <=>  reverse(dst) starts with reverse(s)  <=>  reverse(dst) lies in
-        # [reverse(s), reverse(s') ) where s' is s with its first character (. or :) + 1.
-        bounds = [x for s in suffixes for x in (s, chr(ord(s[0]) + 1) + s[1:])]
-        row = con.execute(
-            "SELECT coalesce(sum(n), 0) FROM ("
-            + " UNION ALL ".join(
-                "SELECT n FROM unbound_calls WHERE rdst >= reverse(?) AND rdst < reverse(?)"
-                for _ in suffixes
-            )
-            + ")",
-            bounds,
-        ).fetchone()
-        return int(row[0]) if row else 0
     res_sql, res_params = _in("resolution", sorted(UNRESOLVED))
     row = con.execute(
         f"SELECT count(*) FROM edges WHERE kind = 'call' AND {res_sql} AND ("
@@ -685,20 +708,22 @@ def completeness(
     """Whether the answer is all there is, or a lower bound, and why. For a path, hidden
     external nodes do not matter (they end every walk: no path runs through one)."""
     unresolved = external = dynamic = ambiguous = 0
+    distance, expanded = walk.distance, walk.expanded_down
     for (src, dst, kind), info in walk.edges.items():
         if kind != "call":
             continue
-        if src in walk.distance and dst in walk.distance and not is_external(dst):
+        outside = dst.startswith(EXTERNAL_PREFIXES)
+        if src in distance and dst in distance and not outside:
             # A shown edge bound with less than certainty: ``self.m()`` a subclass may
             # override, or a receiver whose type was inferred.
             if info.resolution in DYNAMIC or info.confidence < 1:
                 dynamic += 1
             continue
-        if src not in walk.expanded_down:
+        if src not in expanded:
             continue
         if info.resolution == "ambiguous":
             ambiguous += 1
-        if is_external(dst):
+        if outside:
             if info.resolution in UNRESOLVED or info.confidence == 0:
                 unresolved += 1
             else:

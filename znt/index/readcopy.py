@@ -18,10 +18,10 @@ Rules that keep it correct (docs/decisions/0013-private-read-copies.md):
   half-way (a writer waits for the lock, as it waits for any reader), from the inode that was
   attached (an atomic rename during the copy cannot mix two files).
 - The copy is the reader's own, so it may carry what the shared file must not: tables for
-  graph reads (``traverse.READ_COPY_TABLES``: the edges sorted by each end, unbound call
-  targets by their last name) in small row groups. A scan would have to keep them sorted on
-  every rescan (decision 0011); a copy builds them in about a second, once per index state,
-  off the request path.
+  graph reads (``traverse.READ_COPY_TABLES``: each symbol's card and edges in one row,
+  indexed by id) and, in memory, the unbound call sites per callee name. A scan would have
+  to keep them up to date on every rescan (decision 0011); a copy builds them in about a
+  second, once per index state, off the request path.
 - A copy is written next to the index (``.znt/``, the same disk, never a RAM-backed
   ``/tmp``) and its name is unlinked once it is attached (DuckDB keeps reading the open
   file), so the space goes back when it is detached or the process ends, even by SIGKILL.
@@ -65,6 +65,10 @@ class ReadCopy:
     signature: Signature
     meta: dict[str, str] = field(default_factory=dict)
     vectors: Any = None  # search.FlatVectors of the copy's embeddings, where there are any
+    # Unbound call sites per callee name (traverse.UNBOUND_NAMES_SQL), or None.
+    unbound_names: dict[str, int] | None = None
+    # Cursors reading this copy, idle: a new cursor and its ``USE`` cost ~0.5 ms a read.
+    idle: list[Any] = field(default_factory=list)
     users: int = 0
     retired: bool = False
     last_used: float = 0.0
@@ -184,13 +188,23 @@ def cursor(copy: ReadCopy) -> Iterator[Any]:
     """A cursor of the reader instance reading ``copy``; releases the copy on exit."""
     from znt.index.store import _reader_instance
 
-    cur = _reader_instance().cursor()
+    with _lock:
+        cur = copy.idle.pop() if copy.idle else None
     try:
-        cur.execute(f"USE {copy.alias}")
+        if cur is None:
+            cur = _reader_instance().cursor()
+            cur.execute(f"USE {copy.alias}")
         yield cur
+    except BaseException:
+        if cur is not None:  # a cursor left in an unknown state is not reused
+            with contextlib.suppress(Exception):
+                cur.close()
+        cur = None
+        raise
     finally:
-        with contextlib.suppress(Exception):
-            cur.close()
+        if cur is not None:
+            with _lock:
+                copy.idle.append(cur)
         release(copy)
 
 
@@ -276,7 +290,7 @@ class _Changed(Exception):
 def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
     """Attach the copy read-write to the reader instance, give it the extra tables and read
     its ``meta``."""
-    from znt.graph.traverse import READ_COPY_TABLES
+    from znt.graph.traverse import READ_COPY_TABLES, UNBOUND_NAMES_SQL
     from znt.index.search import FlatVectors
     from znt.index.store import _all_meta, _reader_instance
 
@@ -294,6 +308,7 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
         finally:
             cur.execute("RESET force_compression")
         meta = _all_meta(cur)
+        unbound = {n: int(c) for n, c in cur.execute(UNBOUND_NAMES_SQL).fetchall() if n}
         vectors = None
         if meta.get("embed_model"):
             try:
@@ -311,7 +326,7 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
     # DuckDB reads the copy through the handle it holds: with the name gone, the space is
     # freed when the copy is detached or the process ends, however it ends (even SIGKILL).
     _unlink(target)
-    return ReadCopy(str(index), target, alias, sig, meta, vectors)
+    return ReadCopy(str(index), target, alias, sig, meta, vectors, unbound)
 
 
 def _retire(copy: ReadCopy) -> None:
@@ -325,6 +340,10 @@ def _retire(copy: ReadCopy) -> None:
 def _detach(copy: ReadCopy) -> None:
     from znt.index.store import _reader_instance
 
+    for idle in copy.idle:  # called with ``_lock`` held, or by the builder that owns the copy
+        with contextlib.suppress(Exception):
+            idle.close()
+    copy.idle.clear()
     with contextlib.suppress(Exception):
         cur = _reader_instance().cursor()
         try:
