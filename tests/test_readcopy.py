@@ -121,7 +121,7 @@ def test_possible_callers_held_by_the_copy_equal_the_edge_scan(project: Path, co
     assert readcopy.wait(index)
     with store.open_index(index) as con:
         indexed = tv.indexed_columns(con)
-        assert {"graph_nodes.id", "symbol_keys.name"} <= indexed
+        assert {"graph_nodes.id", "symbol_keys.key"} <= indexed
         assert store.read_copy(con).unbound_names  # counted in memory, not scanned
         from_table = [tv.possible_callers(con, n, ["call"]) for n in names_sets]
     assert from_table == scanned

@@ -60,12 +60,15 @@ READ_COPY_TABLES = (
     "SELECT s.id, s.card, o.out_edges, i.in_edges "
     "FROM symbols s LEFT JOIN o USING (id) LEFT JOIN i USING (id) ORDER BY s.id",
     "CREATE INDEX IF NOT EXISTS graph_nodes_id ON graph_nodes(id)",
+    # Every name FROM/TO can match as one column ``key`` (``col`` says which it was), so
+    # ``resolve`` makes one lookup where the shared file needs one per column.
     "CREATE TABLE IF NOT EXISTS symbol_keys AS "
-    "SELECT id, file, name, qualified_name, start_line FROM symbols ORDER BY qualified_name",
-    *(
-        f"CREATE INDEX IF NOT EXISTS symbol_keys_{c} ON symbol_keys({c})"
+    + " UNION ALL ".join(
+        f"SELECT {c} AS key, '{c}' AS col, id, file, name, qualified_name, start_line FROM symbols"
         for c in ("id", "name", "qualified_name")
-    ),
+    )
+    + " ORDER BY key",
+    "CREATE INDEX IF NOT EXISTS symbol_keys_key ON symbol_keys(key)",
 )
 # Unbound call sites per callee name (the part after the last ``.`` or ``::``), which a read
 # copy holds in memory (a few thousand names on sympy): ``possible_callers`` without a query.
@@ -161,10 +164,7 @@ def resolve(
         raise NotFound(f"external node not found in the index: {text}", query=text, suggestions=[])
     forms = _path_forms(text, root) if ("/" in text or os.sep in text or "." in text) else []
     if forms and "::" not in text:
-        # A few constants, not a list parameter: ``IN (SELECT unnest(?))`` plans a semi-join
-        # that costs a few times more than the comparisons on this small table.
-        cond, params = _in("path", forms)
-        row = con.execute(f"SELECT path FROM files WHERE {cond} LIMIT 1", params).fetchone()
+        row = _indexed_file(con, forms)
         if row:
             ids = [
                 r[0]
@@ -183,14 +183,18 @@ def resolve(
     # module-qualified and suffix forms need a join and a string scan, so only when needed.
     # Only the columns the text can match: ids hold ``::``, short names hold no dot.
     cols = ["id"] if "::" in text else ["qualified_name"] + ([] if "." in text else ["name"])
-    table = "symbol_keys" if all(f"symbol_keys.{c}" in indexed for c in cols) else "symbols"
-    head = f"SELECT id, file, name, qualified_name, start_line, NULL FROM {table} WHERE "
-    if all(f"{table}.{c}" in indexed for c in cols):
-        # UNION ALL and de-duplication here: DuckDB's UNION hashes every column (3× slower).
-        sql = " UNION ALL ".join(f"{head}{c} = ?" for c in cols)
+    head = "SELECT id, file, name, qualified_name, start_line, NULL"
+    if "symbol_keys.key" in indexed:  # a read copy: one lookup (READ_COPY_TABLES)
+        found = con.execute(f"{head}, col FROM symbol_keys WHERE key = ?", [text]).fetchall()
+        rows = list(dict.fromkeys(r[:6] for r in found if r[6] in cols))
     else:
-        sql = head + " OR ".join(f"{c} = ?" for c in cols)
-    rows = list(dict.fromkeys(con.execute(sql, [text] * len(cols)).fetchall()))
+        sql = f"{head} FROM symbols WHERE "
+        if all(f"symbols.{c}" in indexed for c in cols):
+            # UNION ALL and de-duplication here: DuckDB's UNION hashes every column (3× slower).
+            sql = " UNION ALL ".join(f"{sql}{c} = ?" for c in cols)
+        else:
+            sql += " OR ".join(f"{c} = ?" for c in cols)
+        rows = list(dict.fromkeys(con.execute(sql, [text] * len(cols)).fetchall()))
     parts = text.split(".")
     quals = [".".join(parts[i:]) for i in range(len(parts))]
     if "::" not in text and not any(r[3] == text for r in rows) and (len(parts) > 1 or not rows):
@@ -244,6 +248,21 @@ def resolve(
     raise NotFound(
         f"{what} not found in the index: {text}", query=text, suggestions=_suggest(con, text, forms)
     )
+
+
+def _indexed_file(con: Any, forms: list[str]) -> tuple[str] | None:
+    """The first of ``forms`` that is an indexed file's path. A read copy holds the paths in
+    memory (a few thousand strings); otherwise a query."""
+    from znt.index.store import read_copy
+
+    held = getattr(read_copy(con), "files", None)
+    if held is not None:
+        return next(((f,) for f in forms if f in held), None)
+    # A few constants, not a list parameter: ``IN (SELECT unnest(?))`` plans a semi-join
+    # that costs a few times more than the comparisons on this small table.
+    cond, params = _in("path", forms)
+    row = con.execute(f"SELECT path FROM files WHERE {cond} LIMIT 1", params).fetchone()
+    return (row[0],) if row else None
 
 
 def _suggest(con: Any, text: str, forms: list[str], n: int = 5) -> list[str]:

@@ -67,6 +67,8 @@ class ReadCopy:
     vectors: Any = None  # search.FlatVectors of the copy's embeddings, where there are any
     # Unbound call sites per callee name (traverse.UNBOUND_NAMES_SQL), or None.
     unbound_names: dict[str, int] | None = None
+    # The indexed files' paths (``resolve`` asks whether FROM/TO names one).
+    files: frozenset[str] | None = None
     # Cursors reading this copy, idle: a new cursor and its ``USE`` cost ~0.5 ms a read.
     idle: list[Any] = field(default_factory=list)
     users: int = 0
@@ -309,6 +311,7 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
             cur.execute("RESET force_compression")
         meta = _all_meta(cur)
         unbound = {n: int(c) for n, c in cur.execute(UNBOUND_NAMES_SQL).fetchall() if n}
+        files = frozenset(p for (p,) in cur.execute("SELECT path FROM files").fetchall())
         vectors = None
         if meta.get("embed_model"):
             try:
@@ -326,7 +329,7 @@ def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
     # DuckDB reads the copy through the handle it holds: with the name gone, the space is
     # freed when the copy is detached or the process ends, however it ends (even SIGKILL).
     _unlink(target)
-    return ReadCopy(str(index), target, alias, sig, meta, vectors, unbound)
+    return ReadCopy(str(index), target, alias, sig, meta, vectors, unbound, files)
 
 
 def _retire(copy: ReadCopy) -> None:
