@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import query, run_znt
 from znt.index import lexical
 from znt.index.lexical import mention_keys, mentioned_files, stem, tokenize
-from znt.index.search import fuse, glob_regex
+from znt.index.search import fuse, glob_regex, secondary_path
 
 FILES = {
     "shop/users.py": '''
@@ -273,6 +273,52 @@ def test_postings_follow_edits(tmp_path: Path) -> None:
     assert not {"alpha_handler", "beta_handler"} & set(names(doc))
     assert query(root, "SELECT count(*) FROM lex_postings WHERE file = 'b.py'") == [(0,)]
     assert query(root, "SELECT count(*) FROM lex_postings WHERE term = 'alpha_handler'") == [(0,)]
+
+
+def test_docs_examples_and_vendored_code_rank_below_the_projects_own(tmp_path: Path) -> None:
+    root = tmp_path / "p"
+    # The same function three times: in the project, in a doc example, in a vendored copy.
+    # The copies match the query better (their docstrings repeat its words), yet the
+    # project's own code comes first; a --path into the docs asks for them.
+    body = "def merge_settings(base, extra):\n    {doc}\n    return {{**base, **extra}}\n"
+    texts = {
+        "pkg/settings.py": body.format(doc='"""Combine two dicts."""'),
+        "docs/examples/settings_demo.py": body.format(doc='"""Merge settings: merge settings."""'),
+        "pkg/_vendor/cfglib/merge.py": body.format(doc='"""Merge settings, merge settings."""'),
+    }
+    for rel, text in texts.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    assert run_znt("scan", "--no-embed", cwd=root).returncode == 0
+    _, doc, _ = search(root, "merge settings", "--mode", "lexical")
+    files = [r["file"] for r in doc["results"] if r["name"] == "merge_settings"]
+    assert files[0] == "pkg/settings.py" and len(files) == 3
+    reasons = {r["file"]: r.get("demoted", "") for r in doc["results"]}
+    assert "documentation" in reasons["docs/examples/settings_demo.py"]
+    assert "documentation" in reasons["pkg/_vendor/cfglib/merge.py"]
+    assert not reasons["pkg/settings.py"]
+    _, doc, _ = search(root, "merge settings", "--mode", "lexical", "--path", "docs/**")
+    assert {r["file"] for r in doc["results"]} == {"docs/examples/settings_demo.py"}
+    assert not any("demoted" in r for r in doc["results"])
+
+
+@pytest.mark.parametrize(
+    ("path", "secondary"),
+    [
+        ("docs/conf.py", True),
+        ("doc/usage/extensions/example_google.py", True),
+        ("examples/advanced/relativity.py", True),
+        ("src/pkg/vendor/six.py", True),
+        ("third_party/zlib/zlib.h", True),
+        ("web/node_modules/left-pad/index.js", True),
+        ("src/docs_builder.py", False),
+        ("pkg/examples_util.py", False),
+        ("sympy/printing/docstring.py", False),
+        ("src/pkg/doc/__init__.py", False),  # only a top-level doc/ folder is documentation
+    ],
+)
+def test_secondary_paths(path: str, secondary: bool) -> None:
+    assert secondary_path(path) is secondary
 
 
 def test_fusion_prefers_what_both_lists_find() -> None:

@@ -519,15 +519,23 @@ def search(
         else:
             cands = ranking.single(vec, "vector")
         facts.update(_doc_facts(con, [c.id for c in cands if c.id not in facts]))
+        # A --path inside documentation/examples/vendored code asks for it: no demotion there.
+        demote_secondary = not (path and ranking.secondary_path(path))
         for c in cands:
             c.score *= ranking.SCORE_SCALE
             fact = facts.get(c.id)
             if fact is None:
                 continue
-            c_role, c_type, c_kind, _file = fact
+            c_role, c_type, c_kind, c_file = fact
             if c_role == "test" and role != "test":
                 c.score *= ranking.TEST_FACTOR
-                c.demoted = True
+                c.demoted = "test code ranks below the code it tests (--role test lifts it)"
+            if demote_secondary and c_file and ranking.secondary_path(c_file):
+                c.score *= ranking.TEST_FACTOR
+                c.demoted = (
+                    "documentation, example and vendored code ranks below the project's own "
+                    "code (a --path there lifts it)"
+                )
             if type and type in (c_type, c_kind):
                 c.score += ranking.TYPE_ROLE_BOOST
                 c.boosts.append("type")
@@ -549,7 +557,7 @@ def search(
             if c.boosts:
                 item["boosted_by"] = c.boosts
             if c.demoted:
-                item["demoted"] = "test code ranks below the code it tests (--role test lifts it)"
+                item["demoted"] = c.demoted
             if not compact:
                 if callers:
                     item["callers"] = _call_tree(con, c.id, callers, up=True)

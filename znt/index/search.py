@@ -25,6 +25,23 @@ _CODE_TOKEN = re.compile(r"\w_\w|[a-z][A-Z]|\w\.\w|\w\(")
 # Test code ranks below the code it tests (an issue or question is about the code, and the
 # tests that mention the same names would crowd it out); ``--role test`` lifts them back.
 TEST_FACTOR = 0.6
+# Documentation, example and vendored code ranks below the project's own code by the same
+# factor: a question about behaviour is about the code that runs, and doc examples (which
+# repeat every public name) or a vendored copy of a library crowd it out. The folders are
+# GitHub Linguist's (documentation.yml, vendor.yml), as a table of path regexes.
+SECONDARY_PATHS = (
+    r"^(?:[Dd]ocs?|[Ee]xamples?|[Dd]emos?|[Ss]amples?|[Mm]an)/",
+    r"(?:^|/)(?:[Dd]ocumentation|[Jj]avadoc|[Gg]roovydoc)/",
+    r"(?:^|/)(?:vendor|_vendor|vendored|third[-_]party|node_modules|bower_components)/",
+)
+_SECONDARY = re.compile("|".join(SECONDARY_PATHS))
+
+
+def secondary_path(path: str) -> bool:
+    """Whether ``path`` lies in documentation, example or vendored code (SECONDARY_PATHS)."""
+    return bool(_SECONDARY.search(path))
+
+
 TYPE_ROLE_BOOST = 4.0  # the original's soft boost, on a 0..10 display scale
 SCORE_SCALE = 10.0
 
@@ -38,7 +55,7 @@ class Candidate:
     vector_rank: int | None = None
     vector_score: float | None = None
     boosts: list[str] = field(default_factory=list)
-    demoted: bool = False
+    demoted: str = ""  # why the score was lowered, if it was
 
     @property
     def found_by(self) -> list[str]:
