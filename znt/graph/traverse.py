@@ -164,20 +164,18 @@ def resolve(
         raise NotFound(f"external node not found in the index: {text}", query=text, suggestions=[])
     forms = _path_forms(text, root) if ("/" in text or os.sep in text or "." in text) else []
     if forms and "::" not in text:
-        row = _indexed_file(con, forms)
-        if row:
+        path = _indexed_file(con, forms)
+        if path:
             ids = [
                 r[0]
                 for r in con.execute(
                     "SELECT id FROM symbols WHERE file = ? ORDER BY start_line, start_byte",
-                    [row[0]],
+                    [path],
                 ).fetchall()
             ]
             if ids:
-                return Match(text, ids, "file", row[0])
-            raise NotFound(
-                f"{row[0]} is indexed but defines no symbols", query=text, suggestions=[]
-            )
+                return Match(text, ids, "file", path)
+            raise NotFound(f"{path} is indexed but defines no symbols", query=text, suggestions=[])
 
     # Equalities first (cheap, and index-friendly where the index has them); the
     # module-qualified and suffix forms need a join and a string scan, so only when needed.
@@ -250,19 +248,19 @@ def resolve(
     )
 
 
-def _indexed_file(con: Any, forms: list[str]) -> tuple[str] | None:
+def _indexed_file(con: Any, forms: list[str]) -> str | None:
     """The first of ``forms`` that is an indexed file's path. A read copy holds the paths in
     memory (a few thousand strings); otherwise a query."""
     from znt.index.store import read_copy
 
     held = getattr(read_copy(con), "files", None)
     if held is not None:
-        return next(((f,) for f in forms if f in held), None)
+        return next((f for f in forms if f in held), None)
     # A few constants, not a list parameter: ``IN (SELECT unnest(?))`` plans a semi-join
     # that costs a few times more than the comparisons on this small table.
     cond, params = _in("path", forms)
     row = con.execute(f"SELECT path FROM files WHERE {cond} LIMIT 1", params).fetchone()
-    return (row[0],) if row else None
+    return str(row[0]) if row else None
 
 
 def _suggest(con: Any, text: str, forms: list[str], n: int = 5) -> list[str]:
