@@ -188,7 +188,10 @@ class EmbedServer:
                 with server._lock:
                     server.embed_requests += 1
                     n = server.embed_requests
-                if n <= server.close_times:
+                late = server.stop_after is not None and n > server.stop_after
+                if n <= server.close_times or late:
+                    # ``late``: a request that got in before the listener closed is not
+                    # answered either: the provider is gone.
                     self.close_connection = True
                     self.connection.shutdown(socket.SHUT_RDWR)
                     return
@@ -223,6 +226,11 @@ class EmbedServer:
                     return
                 texts = [str(t) for t in body["input"]]
                 vectors = server._vectors(texts, n)
+                last = server.stop_after is not None and n >= server.stop_after
+                if last:
+                    # Stop listening before this answer goes out: once the client has it,
+                    # its next connection is refused (closing after it raced the client).
+                    server._httpd.socket.close()
                 if self.path == "/api/embed":
                     self._send(200, {"model": body.get("model"), "embeddings": vectors})
                 else:
@@ -232,10 +240,8 @@ class EmbedServer:
                     ]
                     # Out of order on purpose: clients must sort by "index".
                     self._send(200, {"object": "list", "data": data[::-1], "model": body["model"]})
-                if server.stop_after is not None and n >= server.stop_after:
-                    # Stop listening now (the next connection is refused), then end the loop.
+                if last:  # then end the serving loop
                     self.wfile.flush()
-                    server._httpd.socket.close()
                     server._stop_soon()
 
         return Handler
