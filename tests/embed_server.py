@@ -1,5 +1,7 @@
-"""A real embedding server on 127.0.0.1 for tests: Ollama's ``/api/embed`` and ``/api/tags``
-and OpenAI's ``/v1/embeddings`` and ``/v1/models``, with failures to order.
+"""A real embedding server on 127.0.0.1 for tests: Ollama's ``/api/embed`` and ``/api/tags``,
+OpenAI's ``/v1/embeddings`` and ``/v1/models``, and the Gemini API's
+``/v1beta/models/<m>:embedContent``, ``:batchEmbedContents`` and ``/v1beta/models`` (in pages),
+with failures to order.
 
 Vectors are deterministic (seeded by a hash of the text) and deliberately not unit length, so
 a test can tell that the client normalises them. Every request is recorded (method, path,
@@ -11,7 +13,8 @@ Behaviour knobs (keyword arguments of ``EmbedServer``):
 * ``status`` / ``status_times``: answer embed requests with this HTTP status, for the first
   ``status_times`` requests only (``None``: always);
 * ``echo_auth``: put the received Authorization header into error bodies (a careless server);
-* ``require_token``: answer 401 unless ``Authorization: Bearer <token>``;
+* ``require_token``: answer 401 unless ``Authorization: Bearer <token>`` (Gemini routes: 400
+  ``API_KEY_INVALID`` unless ``x-goog-api-key: <token>``, as Google does);
 * ``sleep_s``: wait this long before answering an embed request (to provoke timeouts);
 * ``wrong_dim_on``: the Nth embed request (1-based) returns vectors of ``dim + 3``;
 * ``wrong_count``: return one vector fewer than asked;
@@ -104,6 +107,11 @@ class EmbedServer:
         """The OpenAI-compatible base URL (``/v1/...``)."""
         return f"{self.url}/v1"
 
+    @property
+    def gemini_url(self) -> str:
+        """The Gemini API base URL (``/v1beta/...``)."""
+        return f"{self.url}/v1beta"
+
     def start(self) -> EmbedServer:
         self._thread.start()
         return self
@@ -171,6 +179,22 @@ class EmbedServer:
                     self._send(200, {"models": models})
                 elif self.path == "/v1/models":
                     self._send(200, {"object": "list", "data": [{"id": m} for m in server.models]})
+                elif self.path.startswith("/v1beta/models?"):
+                    # Two pages: the embedding models, then one that cannot embed.
+                    if "pageToken=page2" in self.path:
+                        page = [
+                            {
+                                "name": "models/gemini-pro",
+                                "supportedGenerationMethods": ["generateContent"],
+                            }
+                        ]
+                        self._send(200, {"models": page})
+                    else:
+                        page = [
+                            {"name": f"models/{m}", "supportedGenerationMethods": ["embedContent"]}
+                            for m in server.models
+                        ]
+                        self._send(200, {"models": page, "nextPageToken": "page2"})
                 else:
                     self._send(404, {"error": f"no route {self.path}"})
 
@@ -182,7 +206,8 @@ class EmbedServer:
                 except ValueError:
                     body = None
                 self._record(body)
-                if self.path not in ("/api/embed", "/v1/embeddings"):
+                gemini = _gemini_route(self.path)
+                if self.path not in ("/api/embed", "/v1/embeddings") and gemini is None:
                     self._send(404, {"error": f"no route {self.path}"})
                     return
                 with server._lock:
@@ -202,6 +227,9 @@ class EmbedServer:
                     self.send_header("Location", server.redirect_to)
                     self.send_header("Content-Length", "0")
                     self.end_headers()
+                    return
+                if gemini is not None:
+                    self._gemini(gemini, body, n)
                     return
                 auth = self.headers.get("Authorization")
                 if server.require_token and auth != f"Bearer {server.require_token}":
@@ -244,7 +272,73 @@ class EmbedServer:
                     self.wfile.flush()
                     server._stop_soon()
 
+            def _google_error(self, code: int, status: str, message: str, **extra: Any) -> None:
+                self._send(
+                    code, {"error": {"code": code, "message": message, "status": status, **extra}}
+                )
+
+            def _gemini(self, route: tuple[str, str], body: Any, n: int) -> None:
+                """``models/<model>:embedContent`` or ``:batchEmbedContents``, as Google answers."""
+                model, method = route
+                key = self.headers.get("x-goog-api-key")
+                if server.require_token and key != server.require_token:
+                    msg = "API key not valid. Please pass a valid API key."
+                    if server.echo_auth:
+                        msg += f" (got x-goog-api-key: {key})"
+                    self._google_error(
+                        400, "INVALID_ARGUMENT", msg, details=[{"reason": "API_KEY_INVALID"}]
+                    )
+                    return
+                if server.status is not None and (
+                    server.status_times is None or n <= server.status_times
+                ):
+                    msg = f"server failure number {n}"
+                    if server.echo_auth:
+                        msg += f" (request had x-goog-api-key: {key})"
+                    self._google_error(server.status, "UNAVAILABLE", msg)
+                    return
+                if model not in {m.split(":")[0] for m in server.models}:
+                    self._google_error(404, "NOT_FOUND", f"models/{model} is not found")
+                    return
+                if server.not_json:
+                    self._send(200, None, raw=b"<html>Bad gateway</html>")
+                    return
+                if method == "embedContent":
+                    requests = [body] if isinstance(body, dict) else None
+                else:
+                    requests = body.get("requests") if isinstance(body, dict) else None
+                    if isinstance(requests, list) and len(requests) > 100:
+                        self._google_error(
+                            400, "INVALID_ARGUMENT", "at most 100 requests can be in one batch"
+                        )
+                        return
+                try:
+                    assert isinstance(requests, list) and requests
+                    texts = []
+                    for r in requests:
+                        assert r["model"] == f"models/{model}"
+                        texts.append(str(r["content"]["parts"][0]["text"]))
+                except (AssertionError, KeyError, IndexError, TypeError):
+                    self._google_error(400, "INVALID_ARGUMENT", "malformed embed request")
+                    return
+                vectors = server._vectors(texts, n)
+                if method == "embedContent":
+                    self._send(200, {"embedding": {"values": vectors[0]}} if vectors else {})
+                else:
+                    self._send(200, {"embeddings": [{"values": v} for v in vectors]})
+
         return Handler
+
+
+def _gemini_route(path: str) -> tuple[str, str] | None:
+    """``(model, method)`` for ``/v1beta/models/<model>:<method>``, else None."""
+    prefix = "/v1beta/models/"
+    if not path.startswith(prefix) or ":" not in path:
+        return None
+    model, _, method = path[len(prefix) :].rpartition(":")
+    if method not in ("embedContent", "batchEmbedContents"):
+        return None
+    return model, method
 
 
 def dead_port() -> int:

@@ -38,7 +38,13 @@ def test_setup_without_mode_recommends_and_writes_nothing(home: Path) -> None:
     doc = znt_json("setup")
     assert doc["schema_version"] == 1 and doc["kind"] == "setup"
     assert doc["action"] == "show" and doc["written"] is None
-    assert [r["mode"] for r in doc["recommendations"]] == ["bm25", "local", "ollama", "openai"]
+    assert [r["mode"] for r in doc["recommendations"]] == [
+        "bm25",
+        "local",
+        "ollama",
+        "openai",
+        "gemini",
+    ]
     assert all("command" in r and r["summary"] for r in doc["recommendations"])
     assert doc["config"]["source"] == "default" and doc["config"]["path"] is None
     assert doc["config"]["managed_path"] == str(managed(home))
@@ -88,6 +94,15 @@ def test_mode_ollama_writes_a_valid_private_config(home: Path) -> None:
                 "model": "m-1",
                 "url": "https://api.openai.com/v1",
                 "token_env": "MY_KEY",
+            },
+        ),
+        (
+            ["--mode", "gemini", "--token-env", "GEMINI_API_KEY"],
+            {
+                "provider": "gemini",
+                "model": "gemini-embedding-001",
+                "url": "https://generativelanguage.googleapis.com/v1beta",
+                "token_env": "GEMINI_API_KEY",
             },
         ),
     ],
@@ -200,7 +215,7 @@ def test_unknown_keys_are_warnings(home: Path) -> None:
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        (["--mode", "local", "--url", "http://x"], "--url is for the ollama and openai modes"),
+        (["--mode", "local", "--url", "http://x"], "--url is for the ollama, openai, gemini modes"),
         (["--mode", "bm25", "--model", "m"], "bm25 mode has no model"),
         (["--mode", "openai", "--token-env", "A", "--token-stdin"], "not both"),
         (["--model", "m"], "need --mode"),

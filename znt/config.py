@@ -34,13 +34,20 @@ DEFAULT_OLLAMA_URL = "http://localhost:11434"
 DEFAULT_OLLAMA_MODEL = "nomic-embed-text"
 DEFAULT_OPENAI_URL = "https://api.openai.com/v1"
 DEFAULT_OPENAI_MODEL = "text-embedding-3-small"
-DEFAULT_URLS = {"ollama": DEFAULT_OLLAMA_URL, "openai": DEFAULT_OPENAI_URL}
+DEFAULT_GEMINI_URL = "https://generativelanguage.googleapis.com/v1beta"
+DEFAULT_GEMINI_MODEL = "gemini-embedding-001"
+DEFAULT_URLS = {
+    "ollama": DEFAULT_OLLAMA_URL,
+    "openai": DEFAULT_OPENAI_URL,
+    "gemini": DEFAULT_GEMINI_URL,
+}
 DEFAULT_MODELS = {
     "local": DEFAULT_LOCAL_MODEL,
     "ollama": DEFAULT_OLLAMA_MODEL,
     "openai": DEFAULT_OPENAI_MODEL,
+    "gemini": DEFAULT_GEMINI_MODEL,
 }
-REMOTE_MODES = ("ollama", "openai")
+REMOTE_MODES = ("ollama", "openai", "gemini")
 KEYRING_SCHEME = "znt-keyring://"
 ENABLE_EMBEDDINGS_NOTICE = (
     "embeddings are off (provider bm25): to enable them, "

@@ -101,6 +101,17 @@ def recommendations(current: str, env: dict[str, Any]) -> list[dict[str, Any]]:
             + (" or the OS keyring (--token-stdin)" if keyring_ok else "; no OS keyring here"),
             "command": "znt setup --mode openai --token-env OPENAI_API_KEY",
         },
+        {
+            "mode": "gemini",
+            "current": current == "gemini",
+            "available": True,
+            "leaves_machine": True,
+            "summary": f"the Gemini embedding API ({cfg.DEFAULT_GEMINI_URL}, model "
+            f"{cfg.DEFAULT_GEMINI_MODEL}); source text is sent to Google",
+            "requires": "a Gemini API key, kept in an environment variable (--token-env VAR)"
+            + (" or the OS keyring (--token-stdin)" if keyring_ok else "; no OS keyring here"),
+            "command": "znt setup --mode gemini --token-env GEMINI_API_KEY",
+        },
     ]
 
 
@@ -155,7 +166,7 @@ def _plan(
             )
     if mode in ("bm25", "local"):
         if url:
-            raise UsageError(f"--url is for the ollama and openai modes, not {mode}")
+            raise UsageError(f"--url is for the {', '.join(cfg.REMOTE_MODES)} modes, not {mode}")
         if token_env or token_stdin:
             raise UsageError(f"the {mode} mode needs no key (--token-env/--token-stdin)")
     if mode == "bm25":
@@ -193,7 +204,7 @@ def _plan(
             notes.append(
                 f"kept the key reference of the previous config ({token_env or token_ref})"
             )
-        elif mode == "openai":
+        elif mode in ("openai", "gemini"):
             notes.append(
                 "no key configured: if the endpoint needs one, run again with "
                 "--token-env VAR or --token-stdin"
@@ -287,13 +298,14 @@ def probe(c: ProviderConfig) -> dict[str, Any]:
     try:
         embedder = make_embedder(c)
         assert embedder is not None
-        if c.mode == "ollama":
+        if c.mode in ("ollama", "gemini"):
             from znt.index.embed.remote import RemoteEmbedder
 
             assert isinstance(embedder, RemoteEmbedder)
             models = embedder.list_models()
             out["models"] = models[:50]
-            out["model_listed"] = c.model in models or f"{c.model}:latest" in models
+            name = (c.model or "").removeprefix("models/")
+            out["model_listed"] = name in models or f"{name}:latest" in models
         vectors = embedder.embed(["znt provider check"], "query")
     except ProviderError as exc:
         out["error"] = exc.message

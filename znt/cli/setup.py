@@ -75,7 +75,7 @@ class SetupGroup(click.Group):
 @click.group("setup", cls=SetupGroup, invoke_without_command=True)
 @click.option("--mode", type=click.Choice(MODES), help="Embedding provider to configure.")
 @click.option("--model", help="Embedding model (defaults per mode).")
-@click.option("--url", help="Server URL for ollama/openai (defaults per mode).")
+@click.option("--url", help="Server URL for ollama/openai/gemini (defaults per mode).")
 @click.option(
     "--token-env",
     metavar="VAR",

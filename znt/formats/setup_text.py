@@ -25,7 +25,7 @@ def _config_lines(doc: dict[str, Any]) -> list[str]:
         lines.append(
             f"Key:        {where_key} {cred['reference']} (present: {_yes(cred['present'])})"
         )
-    elif p["mode"] in ("ollama", "openai"):
+    elif p["mode"] in ("ollama", "openai", "gemini"):
         lines.append("Key:        none configured")
     kr = doc.get("keyring") or {}
     lines.append(

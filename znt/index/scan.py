@@ -111,6 +111,7 @@ READ_SIDE_MODULES = (
     "graph/traverse.py",
     "index/__init__.py",
     "index/embed/__init__.py",
+    "index/embed/gemini.py",
     "index/embed/local.py",
     "index/embed/onnx_export.py",
     "index/embed/remote.py",

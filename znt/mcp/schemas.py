@@ -75,11 +75,11 @@ TOOLS: dict[str, ToolDef] = {
     for t in (
         ToolDef(
             "setup",
-            "Embedding provider state and recommendations (bm25, local, ollama, openai). Call "
+            "Embedding provider state and recommendations (bm25, local, ollama, openai, gemini). Call "
             "first; let the user choose. mode bm25/local writes the config; remote providers "
             "and keys need the user's own `znt setup` (command returned).",
             {
-                "mode": _s(enum=["bm25", "local", "ollama", "openai"]),
+                "mode": _s(enum=["bm25", "local", "ollama", "openai", "gemini"]),
                 "model": _s(),
                 "check_provider": _b(default=False),
             },

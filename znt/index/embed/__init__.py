@@ -9,7 +9,8 @@ Providers:
 * ``bm25``   no vectors (``make_embedder`` returns ``None``);
 * ``local``  a sentence-transformers model run on this machine (``local.py``);
 * ``ollama`` an Ollama server's ``/api/embed`` (``remote.py``);
-* ``openai`` any OpenAI-compatible ``/v1/embeddings`` endpoint (``remote.py``).
+* ``openai`` any OpenAI-compatible ``/v1/embeddings`` endpoint (``remote.py``);
+* ``gemini`` the Gemini embedding API, ``models/<m>:batchEmbedContents`` (``gemini.py``).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from znt.errors import ZntError
 if TYPE_CHECKING:
     import numpy as np
 
-MODES = ("bm25", "local", "ollama", "openai")
+MODES = ("bm25", "local", "ollama", "openai", "gemini")
 DEFAULT_LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 TextKind = Literal["document", "query"]
 
@@ -58,7 +59,7 @@ class ProviderConfig:
 class Embedder(Protocol):
     """What the scan and the search need from a provider."""
 
-    provider: str  # "local" | "ollama" | "openai"
+    provider: str  # "local" | "ollama" | "openai" | "gemini"
     model: str  # the model name as configured (stored in the index with the dimension)
 
     def embed(self, texts: Sequence[str], kind: TextKind = "document") -> np.ndarray:
@@ -94,4 +95,8 @@ def make_embedder(config: ProviderConfig) -> Embedder | None:
         from znt.index.embed.remote import RemoteEmbedder
 
         return RemoteEmbedder(config)
+    if config.mode == "gemini":
+        from znt.index.embed.gemini import GeminiEmbedder
+
+        return GeminiEmbedder(config)
     raise ProviderError(f"unknown embedding provider {config.mode!r}; choose one of {MODES}")

@@ -1,4 +1,5 @@
-"""Embeddings from a server: Ollama's ``/api/embed`` or any OpenAI-compatible ``/embeddings``.
+"""Embeddings from a server: Ollama's ``/api/embed`` or any OpenAI-compatible ``/embeddings``
+(and, through the subclass in ``gemini.py``, the Gemini embedding API).
 
 Plain ``urllib`` (no new dependency). Texts go in batches bounded by count and by UTF-8
 bytes; a text longer than the byte bound is cut to fit rather than dropped. Connection
@@ -29,6 +30,7 @@ _RETRY_STATUS = {429, 500, 502, 503, 504}
 _MAX_BACKOFF_S = 5.0
 _EXCERPT_CHARS = 200
 _MAX_BODY_BYTES = 512 * 1024 * 1024
+_LABELS = {"ollama": "Ollama", "openai": "the OpenAI-compatible endpoint", "gemini": "Gemini"}
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -67,13 +69,23 @@ def batches(texts: Sequence[str], max_count: int, max_bytes: int) -> Iterator[li
 
 
 class RemoteEmbedder:
-    """An ``Embedder`` backed by an Ollama or OpenAI-compatible HTTP endpoint."""
+    """An ``Embedder`` backed by an Ollama or OpenAI-compatible HTTP endpoint.
+
+    The HTTP plumbing (retries, timeouts, redirects refused, redaction), the batching and the
+    checks on the vectors (count, one dimension, finite, normalised) live here; a subclass
+    for another wire format overrides ``_embed_batch``, ``_auth_headers``, ``_hint`` and
+    ``list_models`` only."""
+
+    modes: tuple[str, ...] = ("ollama", "openai")
+    max_batch_count: int | None = None  # the server's own cap on texts per request, if any
 
     def __init__(
         self, config: ProviderConfig, *, retries: int = 2, backoff_s: float = 0.25
     ) -> None:
-        if config.mode not in ("ollama", "openai"):
-            raise ProviderError(f"RemoteEmbedder serves ollama and openai, not {config.mode!r}")
+        if config.mode not in self.modes:
+            raise ProviderError(
+                f"{type(self).__name__} serves {' and '.join(self.modes)}, not {config.mode!r}"
+            )
         if not config.model:
             raise ProviderError(
                 f"no embedding model configured for provider {config.mode}; "
@@ -89,7 +101,7 @@ class RemoteEmbedder:
         self.dim: int | None = None
         self.retries = max(0, retries)
         self.backoff_s = max(0.0, backoff_s)
-        self.label = "Ollama" if config.mode == "ollama" else "the OpenAI-compatible endpoint"
+        self.label = _LABELS.get(config.mode, config.mode)
         self._token: str | None = None
         self._token_read = False
         self._opener = self._build_opener()
@@ -142,7 +154,7 @@ class RemoteEmbedder:
             headers["Content-Type"] = "application/json"
         key = self._key()
         if key:
-            headers["Authorization"] = f"Bearer {key}"
+            headers.update(self._auth_headers(key))
         attempt = 0
         while True:
             retry_after: float | None = None
@@ -207,6 +219,10 @@ class RemoteEmbedder:
                 url=self.url,
             ) from None
 
+    def _auth_headers(self, key: str) -> dict[str, str]:
+        """The headers that carry the key (never part of the URL, where logs would keep it)."""
+        return {"Authorization": f"Bearer {key}"}
+
     def _timeout(self, url: str) -> ProviderError:
         return ProviderError(
             f"{self.label} at {url} did not answer within {self.config.timeout_s:g}s "
@@ -214,14 +230,18 @@ class RemoteEmbedder:
             url=self.url,
         )
 
-    def _http_error(self, url: str, code: int, reason: str, body: bytes) -> ProviderError:
-        hint = ""
+    def _hint(self, code: int, body: bytes) -> str:
+        """What to check for an HTTP error ``code`` (with the server's ``body``), or ''."""
         if code in (401, 403):
-            hint = " (check the key: embedding.token_env / token_ref)"
-        elif code == 404 and self.provider == "ollama":
-            hint = f" (is the model pulled? `ollama pull {self.model}`)"
-        elif code == 404:
-            hint = " (check embedding.url: it should end before /embeddings, e.g. .../v1)"
+            return " (check the key: embedding.token_env / token_ref)"
+        if code == 404 and self.provider == "ollama":
+            return f" (is the model pulled? `ollama pull {self.model}`)"
+        if code == 404:
+            return " (check embedding.url: it should end before /embeddings, e.g. .../v1)"
+        return ""
+
+    def _http_error(self, url: str, code: int, reason: str, body: bytes) -> ProviderError:
+        hint = self._hint(code, body)
         excerpt = self._excerpt(body)
         return ProviderError(
             f"{self.label} at {url} answered HTTP {code} {reason}{hint}"
@@ -232,7 +252,8 @@ class RemoteEmbedder:
 
     # -- embeddings -----------------------------------------------------------------------
 
-    def _embed_batch(self, batch: list[str]) -> list[Any]:
+    def _embed_batch(self, batch: list[str], kind: TextKind) -> list[Any]:
+        """The raw vectors for one batch, in the order of ``batch``."""
         if self.provider == "ollama":
             doc = self._request("POST", "/api/embed", {"model": self.model, "input": batch})
             vectors = doc.get("embeddings") if isinstance(doc, dict) else None
@@ -262,8 +283,11 @@ class RemoteEmbedder:
         import numpy as np
 
         rows: list[np.ndarray] = []
-        for batch in batches(texts, self.config.batch_size, self.config.max_batch_bytes):
-            vectors = self._embed_batch(batch)
+        count = self.config.batch_size
+        if self.max_batch_count is not None:
+            count = min(count, self.max_batch_count)
+        for batch in batches(texts, count, self.config.max_batch_bytes):
+            vectors = self._embed_batch(batch, kind)
             if len(vectors) != len(batch):
                 raise ProviderError(
                     f"{self.label} at {self.url} returned {len(vectors)} vectors for "
