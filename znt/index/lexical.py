@@ -407,7 +407,7 @@ def rank(
 
 # -- lex_terms: the per-term lists queries read, derived from lex_postings --------------------
 
-_TERM_LISTS = """
+TERM_LISTS_SQL = """
     SELECT term, count(*)::INTEGER AS df, list(sid ORDER BY sid) AS syms,
            list(wtf ORDER BY sid) AS wtfs
     FROM lex_postings {where}
@@ -433,7 +433,7 @@ def refresh_terms(con: Any, changed: Sequence[str] | None = None) -> None:
     lists: on sympy 0.3 s for a leaf file, 1.3 s for ``core/basic.py`` (measured under load)."""
     if changed is None:
         con.execute("DELETE FROM lex_terms")
-        con.execute("INSERT INTO lex_terms " + _TERM_LISTS.format(where=""))
+        con.execute("INSERT INTO lex_terms " + TERM_LISTS_SQL.format(where=""))
         return
     con.execute(
         "INSERT INTO lex_touched SELECT DISTINCT term FROM lex_postings "
@@ -443,6 +443,6 @@ def refresh_terms(con: Any, changed: Sequence[str] | None = None) -> None:
     con.execute("DELETE FROM lex_terms WHERE term IN (SELECT term FROM lex_touched)")
     con.execute(
         "INSERT INTO lex_terms "
-        + _TERM_LISTS.format(where="WHERE term IN (SELECT DISTINCT term FROM lex_touched)")
+        + TERM_LISTS_SQL.format(where="WHERE term IN (SELECT DISTINCT term FROM lex_touched)")
     )
     con.execute("DROP TABLE lex_touched")

@@ -317,37 +317,36 @@ def _check_version(value: str | None) -> None:
         )
 
 
+# External nodes are not stored: they are the edge targets outside the project, so they can
+# never go stale. ``nodes`` is every node, project and external alike. (Also the views of an
+# exported dataset, znt/export/dataset.py.)
+EXTERNALS_SQL = """
+    SELECT DISTINCT dst AS id,
+           regexp_extract(substr(dst, 6), '[^.]*$') AS name,
+           substr(dst, 6) AS qualified_name,
+           CASE WHEN starts_with(dst, 'dep::') THEN 'dependency' ELSE 'function' END AS type,
+           CASE WHEN starts_with(dst, 'dep::') THEN 'dependency' ELSE 'external' END AS kind,
+           'dependency' AS role
+    FROM edges
+    WHERE starts_with(dst, 'ext::') OR starts_with(dst, 'dep::')
+"""
+NODES_SQL = """
+    SELECT id, file, name, qualified_name, type, kind, parent_id, start_line, end_line,
+           signature, doc, role, language
+    FROM symbols
+    UNION ALL
+    SELECT id, NULL, name, qualified_name, type, kind, NULL, NULL, NULL, NULL, NULL, role, NULL
+    FROM externals
+"""
+
+
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
     for table, cols in TABLES.items():
         body = ", ".join(f"{name} {typ}" for name, typ in cols)
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({body})")
-    # External nodes are not stored: they are the edge targets outside the project, so they
-    # can never go stale. ``nodes`` is every node, project and external alike.
-    con.execute(
-        """
-        CREATE OR REPLACE VIEW externals AS
-        SELECT DISTINCT dst AS id,
-               regexp_extract(substr(dst, 6), '[^.]*$') AS name,
-               substr(dst, 6) AS qualified_name,
-               CASE WHEN starts_with(dst, 'dep::') THEN 'dependency' ELSE 'function' END AS type,
-               CASE WHEN starts_with(dst, 'dep::') THEN 'dependency' ELSE 'external' END AS kind,
-               'dependency' AS role
-        FROM edges
-        WHERE starts_with(dst, 'ext::') OR starts_with(dst, 'dep::')
-        """
-    )
-    con.execute(
-        """
-        CREATE OR REPLACE VIEW nodes AS
-        SELECT id, file, name, qualified_name, type, kind, parent_id, start_line, end_line,
-               signature, doc, role, language
-        FROM symbols
-        UNION ALL
-        SELECT id, NULL, name, qualified_name, type, kind, NULL, NULL, NULL, NULL, NULL, role, NULL
-        FROM externals
-        """
-    )
+    con.execute(f"CREATE OR REPLACE VIEW externals AS {EXTERNALS_SQL}")
+    con.execute(f"CREATE OR REPLACE VIEW nodes AS {NODES_SQL}")
     set_meta(con, {"schema_version": str(SCHEMA_VERSION)})
 
 
