@@ -149,6 +149,7 @@ def test_every_tool_answers_in_the_original_layouts(project: Path) -> None:
         "local",
         "ollama",
         "openai",
+        "gemini",
     ]
     assert "config" in a["setup_status"].data
     assert a["scan"].data["started"] is False
