@@ -14,6 +14,8 @@ from znt.errors import UsageError
 
 INDEX_DIR = ".znt"
 CONFIG_FILE = "znt.yaml"
+MCP_METRICS_ENV = "ZNT_MCP_METRICS_FILE"
+MCP_METRICS_FILE = "mcp-usage.jsonl"
 
 
 @dataclass(frozen=True)
@@ -78,3 +80,15 @@ def resolve_project(path: str | os.PathLike[str] | None = None, *, exact: bool =
         return Project(start)
     root = find_root(start)
     return Project(root if root is not None else start)
+
+
+def mcp_metrics_path(project_root: Path | None) -> Path | None:
+    """Where ``znt mcp`` logs its usage metrics (znt/mcp/metrics.py writes them,
+    znt/features/usage.py sums them up): the env override, else the project's ``.znt/`` when
+    it exists (the server never creates an index folder just to log a call)."""
+    override = os.environ.get(MCP_METRICS_ENV)
+    if override:
+        return Path(override).expanduser()
+    if project_root is None or not (project_root / INDEX_DIR).is_dir():
+        return None
+    return project_root / INDEX_DIR / MCP_METRICS_FILE

@@ -150,7 +150,7 @@ def stats(doc: dict[str, Any]) -> str:
 
 
 def _mcp_usage(mcp: dict[str, Any] | None) -> list[str]:
-    """The MCP usage lines of ``stats`` (znt/mcp/metrics.py ``summarize``), when any."""
+    """The MCP usage lines of ``stats`` (znt/features/usage.py ``summarize``), when any."""
     total = (mcp or {}).get("total") or {}
     if not total.get("calls"):
         return []

@@ -5,7 +5,7 @@ edges out of DuckDB one BFS level at a time: one query per level, with the front
 parameter list. Paths are searched from both ends at once (the smaller frontier grows
 first), and the shortest ones are picked out of the few edges loaded, in plain Python:
 importing networkx would cost a one-shot ``znt graph --to`` more than DuckDB's own import.
-Nothing here prints or renders; ``znt.api.graph`` turns a walk into the result document.
+Nothing here prints or renders; ``znt.features.graph`` turns a walk into the result document.
 
 Completeness is counted on the way: calls that left the walk for an ``ext::`` node
 (unresolved, local-variable, or library calls), ``self``/``this`` calls a subclass may

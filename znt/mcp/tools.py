@@ -400,7 +400,7 @@ class Toolbox:
                 "kind": "stats",
                 "index_missing": exc.message,
             }
-        doc["mcp"] = metrics.summarize(self.metrics_path(), self.session_id, self.session_records)
+        doc["mcp"] = api.mcp_usage(self.metrics_path(), self.session_id, self.session_records)
         return self._ok(doc, layouts.pretty)
 
     def metrics_path(self) -> Path | None:

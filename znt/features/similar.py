@@ -1,0 +1,141 @@
+"""``znt similar``: analogues and near-duplicates of a symbol, a snippet or a description."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from znt.errors import UsageError
+from znt.features.source import attach_code
+from znt.features.status import freshness
+from znt.features.vectors import index_vectors, query_vector
+from znt.project import Project
+
+
+def similar(
+    project: Project,
+    target: str | None,
+    *,
+    query: str | None,
+    snippet: str | None,
+    language: str | None,
+    limit: int,
+    offset: int,
+    kinds: list[str],
+    type: str | None,
+    role: str | None,
+    path: str | None,
+    code: bool,
+    max_code_lines: int,
+) -> dict[str, Any]:
+    """Analogues of one of ``target``, ``snippet`` (in ``language``) or ``query``, scored
+    by znt/graph/similar.py; parts that cannot be computed are left out, as ``warnings``
+    say."""
+    from znt.graph import similar as sim
+    from znt.graph import traverse as tv
+    from znt.index import search as ranking
+    from znt.index import store
+
+    path_regex = ranking.glob_regex(path) if path else None
+    pool = max(sim.MIN_POOL, (offset + limit) * 5)
+    warnings: list[str] = []
+    body_target: dict[str, Any]
+    with store.open_index(project.index_path, read_only=True) as con:
+        meta = store.get_meta(con)
+        if target is not None:
+            match = tv.resolve(
+                con, target, project.root, what="TARGET", indexed=tv.indexed_columns(con)
+            )
+            if match.matched_by == "file" or all(tv.is_external(i) for i in match.ids):
+                what = "file" if match.matched_by == "file" else "node outside the project"
+                raise UsageError(
+                    f"TARGET {target!r} names a {what}; "
+                    "give one symbol (a qualified name, a short name or an id)",
+                    target=target,
+                )
+            ref = sim.target_reference(con, match.ids, match.label, kinds)
+            if ref.vectors is None:
+                warnings.append(
+                    "vector similarity unavailable: "
+                    + _no_vector_reason(con, meta, ref)
+                    + "; ranked by the call-graph and role/kind parts alone"
+                )
+            body_target = {**match.to_dict(), "symbol": ref.info}
+        elif snippet is not None:
+            assert language is not None
+            facts = sim.parse_snippet(snippet, language, kinds)
+            ref = sim.snippet_reference(facts, snippet)
+            vectors, why = index_vectors(con, meta, facts.texts, "document")
+            ref.vectors = vectors
+            if vectors is None:
+                warnings.append(
+                    f"vector similarity unavailable: {why}; candidates come from the lexical "
+                    "index and the lexical score stands in for the vector cosine"
+                )
+            if facts.parse_errors:
+                warnings.append(f"the snippet has {language} syntax errors; parsed where possible")
+            body_target = {
+                "snippet": True,
+                "language": facts.language,
+                "symbols": facts.symbols,
+                "calls": sorted({sim.display(k) for k in facts.names}),
+            }
+        else:
+            assert query is not None
+            ref = sim.query_reference(query.strip())
+            vector, why = query_vector(con, meta, query.strip())
+            ref.vectors = [vector] if vector is not None else None
+            if vector is None:
+                warnings.append(
+                    f"vector similarity unavailable: {why}; candidates come from the lexical "
+                    "index and the lexical score stands in for the vector cosine"
+                )
+            body_target = {"query": query.strip()}
+        found = sim.find(
+            con, ref, kinds, pool=pool, path_regex=path_regex, want_type=type, want_role=role
+        )
+        total = len(found.results)
+        page = found.results[offset : offset + limit]
+        counts = sim.relation_counts(con, [s.id for s in page])
+    results = []
+    for s in page:
+        info = found.infos[s.id]
+        results.append(
+            {
+                **{k: info[k] for k in ("id", "name", "qualified_name", "type", "kind", "role")},
+                **{k: info[k] for k in ("file", "start_line", "end_line")},
+                "score": s.score,
+                "score_parts": s.parts,
+                "signals": s.signals,
+                "similarity_reason": s.reason,
+                **counts[s.id],
+            }
+        )
+    if code:
+        attach_code(project, results, max_code_lines)
+    truncated = offset + len(results) < total
+    body: dict[str, Any] = {
+        "mode": ref.mode,
+        "target": body_target,
+        "edge_types": kinds,
+        "weights": found.weights,
+        "vectors": ref.vectors is not None,
+        "candidate_sources": found.sources,
+        "results": results,
+        "offset": offset,
+        "limit": limit,
+        "total_candidates": total,
+        "truncated": truncated,
+        "warnings": warnings,
+        "freshness": freshness(project, check_files=False),
+    }
+    if truncated:
+        body["next_offset"] = offset + len(results)
+    return body
+
+
+def _no_vector_reason(con: Any, meta: dict[str, str], ref: Any) -> str:
+    from znt.index.embed.stage import has_embeddings
+
+    if not meta.get("embed_model") or not has_embeddings(con):
+        return "the index has no embeddings (bm25 provider or `znt scan --no-embed`)"
+    return f"{ref.label} has no stored vector ({ref.type or 'its type'} symbols are not embedded)"

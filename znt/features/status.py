@@ -1,0 +1,137 @@
+"""``znt status`` and the freshness every answer carries: is a scan running, is a watcher
+keeping the index fresh, and how old is the index against the working tree and HEAD."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from pathlib import Path
+from typing import Any
+
+from znt.index import manifest as manifest_mod
+from znt.project import Project, find_root
+
+
+def scanning(project: Project) -> bool:
+    """True while another process holds the scan lock (the original's ``Scanning`` state)."""
+    try:
+        fd = os.open(project.scan_lock_path, os.O_RDONLY)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
+        return False
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+
+
+def watch_state(project: Project) -> dict[str, Any] | None:
+    """The ``znt scan --watch`` process of this project, if one is alive (its pid file in
+    ``.znt/``; a file left by a dead process is reported stale and ignored)."""
+    from znt.index.watch import read_state
+
+    return read_state(project)
+
+
+def status_state(project: Project, root: Path | None) -> str:
+    """The original's states: ``Scanning`` while a scan holds the lock, ``Monitoring`` while
+    a live watcher keeps the index fresh, ``Idle`` otherwise."""
+    if root is None:
+        return "Idle"
+    if scanning(project):
+        return "Scanning"
+    state = watch_state(project)
+    return "Monitoring" if state and state.get("alive") else "Idle"
+
+
+def freshness(project: Project, *, check_files: bool) -> dict[str, Any]:
+    """How fresh the index is: the last scan, the commit it saw, and (with ``check_files``)
+    how many files changed since. Uses the manifest and ``stat`` only: no hashing."""
+    from znt.gitinfo import head_commit
+
+    man = manifest_mod.load(project.manifest_path) if check_files else None
+    last = (man.last_scan if man else None) or manifest_mod.last_scan(project.manifest_path) or {}
+    head = head_commit(project.root)
+    out: dict[str, Any] = {
+        "last_scan_at": last.get("at"),
+        "index_commit": last.get("index_commit"),
+        "head_commit": head,
+        "commit_changed": bool(
+            head and last.get("index_commit") and head != last.get("index_commit")
+        ),
+    }
+    if check_files and man is not None:
+        from znt.index.walk import walk
+        from znt.settings import load_settings
+
+        found = walk(project.root, load_settings(project.root))
+        changed = sum(
+            1
+            for p, e in found.files.items()
+            if p in man.files and man.files[p][:2] != (e.size, e.mtime_ns)
+        )
+        added = sum(1 for p in found.files if p not in man.files)
+        deleted = sum(1 for p in man.files if p not in found.files)
+        out.update(
+            {
+                "files_changed": changed,
+                "files_added": added,
+                "files_deleted": deleted,
+                "stale": bool(changed or added or deleted),
+            }
+        )
+    elif check_files:
+        out["stale"] = None
+    return out
+
+
+def status(requested: Path) -> dict[str, Any]:
+    """Coverage of the resolved path ``requested`` by an index, the index's counts, its last
+    scan and staleness."""
+    root = find_root(requested)
+    project = Project(root or requested)
+    coverage = "none" if root is None else ("exact" if root == requested else "ancestor")
+    stats = {
+        "files": 0,
+        "declarations": 0,
+        "functions": 0,
+        "members": 0,
+        "dependencies": 0,
+        "edges": 0,
+    }
+    index_exists = project.index_path.exists()
+    if index_exists:
+        from znt.index import store
+
+        with store.open_index(project.index_path, read_only=True) as con:
+            files_row = con.execute("SELECT count(*) FROM files").fetchone()
+            stats["files"] = int(files_row[0]) if files_row else 0
+            for typ, n in con.execute(
+                "SELECT type, count(*) FROM symbols GROUP BY type "
+                "UNION ALL SELECT 'dependency', count(*) FROM externals WHERE type = 'dependency'"
+            ).fetchall():
+                key = {
+                    "declaration": "declarations",
+                    "function": "functions",
+                    "member": "members",
+                    "dependency": "dependencies",
+                }.get(typ)
+                if key:
+                    stats[key] = int(n)
+            edges_row = con.execute("SELECT count(*) FROM edges").fetchone()
+            stats["edges"] = int(edges_row[0]) if edges_row else 0
+    man = manifest_mod.load(project.manifest_path)
+    body: dict[str, Any] = {
+        "requested_path": str(requested),
+        "project_root": str(project.root) if root else None,
+        "coverage": coverage,
+        "has_index": index_exists and stats["files"] > 0,
+        "status": status_state(project, root),
+        "watch": watch_state(project) if root else None,
+        "stats": stats,
+        "scan": man.last_scan if man else {},
+        "freshness": freshness(project, check_files=True) if index_exists else None,
+    }
+    return body
