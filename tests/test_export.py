@@ -219,3 +219,54 @@ def test_every_exported_column_is_documented() -> None:
         assert table in rows, table
         for col in cols:
             assert f"`{col}`" in rows[table], (table, col)
+
+
+def test_cli_export_then_search_and_graph_across_repositories(
+    exported: tuple[Path, dict[str, Path]], tmp_path: Path
+) -> None:
+    import json
+
+    from tests.conftest import run_znt
+
+    _, projects = exported
+    folder = tmp_path / "ds"
+    for name, root in projects.items():
+        done = run_znt("-C", str(root), "--format", "json", "export", "--parquet", str(folder))
+        assert done.returncode == 0, done.stderr
+        doc = json.loads(done.stdout)
+        assert doc["kind"] == "export" and doc["repository"] == name and doc["rows"]["symbols"]
+    text = run_znt("-C", str(projects["app"]), "export", "--parquet", str(folder))
+    assert text.returncode == 0 and text.stdout.startswith("replaced app at scan-")
+
+    found = run_znt("--format", "json", "search", "area of circle", "--dataset", str(folder))
+    assert found.returncode == 0, found.stderr
+    results = json.loads(found.stdout)["results"]
+    assert results[0]["id"] == "corelib/corelib/geometry.py::area_of_circle"
+    assert results[0]["repository"] == "corelib"
+    assert results[0]["file"] == "corelib/corelib/geometry.py"
+    assert {r["repository"] for r in results} == {"app", "corelib"}
+    one = run_znt(
+        "--format", "json", "search", "area", "--dataset", str(folder), "--repository", "app"
+    )
+    assert {r["repository"] for r in json.loads(one.stdout)["results"]} == {"app"}
+
+    walk = run_znt(
+        "--format",
+        "json",
+        "graph",
+        "area_of_circle",
+        "--direction",
+        "up",
+        "--depth",
+        "2",
+        "--dataset",
+        str(folder),
+    )
+    assert walk.returncode == 0, walk.stderr
+    nodes = {n["id"] for n in json.loads(walk.stdout)["nodes"]}
+    assert {"app/app/report.py::tank_surface", "app/app/report.py::summary"} <= nodes
+
+    assert run_znt("search", "x", "--dataset", str(folder), "--code").returncode == 2
+    assert run_znt("search", "x", "--repository", "app").returncode == 2
+    missing = run_znt("search", "x", "--dataset", str(folder), "--repository", "nope")
+    assert missing.returncode == 4 and "not exported" in missing.stderr

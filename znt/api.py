@@ -174,13 +174,17 @@ def search(
     callees: int = 0,
     max_tokens: int | None = None,
     project_path: str | None = None,
+    dataset: str | None = None,
+    repositories: list[str] | None = None,
 ) -> dict[str, Any]:
     """Ranked symbols for ``query`` (the original's semantic search).
 
     ``type``/``role`` are soft boosts (+4 on the 0..10 score), ``path`` a glob filter;
     lexical mode falls back to vectors when it finds nothing; hybrid fuses both lists (see
     znt/index/search.py). ``callers``/``callees`` attach call trees of that depth unless
-    ``compact``. Results are bounded by ``limit``/``offset`` and ``max_tokens``."""
+    ``compact``. Results are bounded by ``limit``/``offset`` and ``max_tokens``.
+    ``dataset`` (a ``znt export`` folder) searches its ``repositories`` (default: all)
+    instead of a project."""
     from znt.features import search as search_mod
 
     query = (query or "").strip()
@@ -199,7 +203,10 @@ def search(
         raise UsageError("max_code_lines must be 1 or more")
     if max_tokens is not None and max_tokens < 1:
         raise UsageError("max_tokens must be 1 or more")
-    project = _project_for_read(project_path)
+    source = _dataset_query(dataset, repositories)
+    if source is not None and code:
+        raise UsageError("--code needs the project's files; a dataset holds none")
+    project = _project_for_read(project_path) if source is None else None
     body = search_mod.search(
         project,
         query,
@@ -215,8 +222,47 @@ def search(
         callers=callers,
         callees=callees,
         max_tokens=max_tokens,
+        dataset=source,
     )
     return _doc("search", body)
+
+
+def _dataset_query(dataset: str | None, repositories: list[str] | None) -> Any:
+    """The exported repositories to read instead of a project (``--dataset``), or None."""
+    if dataset is None:
+        if repositories:
+            raise UsageError("--repository selects repositories of a --dataset")
+        return None
+    from znt.export.dataset import DatasetQuery
+
+    folder = Path(dataset).expanduser()
+    if not folder.is_dir():
+        raise UsageError(f"--dataset {dataset}: not a folder", dataset=dataset)
+    return DatasetQuery(folder, tuple(repositories or ()))
+
+
+# -- export ------------------------------------------------------------------------------
+
+
+def export(
+    folder: str,
+    *,
+    repository: str | None = None,
+    commit: str | None = None,
+    project_path: str | None = None,
+) -> dict[str, Any]:
+    """Write the project's index into the Parquet dataset ``folder`` as ``repository`` (default:
+    the project folder's name) at ``commit`` (default: the indexed commit); docs/export.md."""
+    from znt.export import parquet
+
+    if not folder or not folder.strip():
+        raise UsageError("--parquet needs a folder")
+    project = _project_for_read(project_path)
+    name = repository or parquet.default_repository(project.root)
+    report = parquet.export_index(
+        project.index_path, Path(folder).expanduser(), repository=name, commit=commit
+    )
+    return _doc("export", report.to_dict())
 
 
 # -- setup ---------------------------------------------------------------------------------
@@ -281,13 +327,16 @@ def graph(
     include_external: bool = False,
     max_nodes: int = 50,
     project_path: str | None = None,
+    dataset: str | None = None,
+    repositories: list[str] | None = None,
 ) -> dict[str, Any]:
     """The neighbourhood of FROM (``depth`` BFS levels over ``edge_types``, ``direction``
     down = callees, up = callers) or, with ``to``, the shortest call paths FROM -> TO.
 
     Only the edges the question reaches are read (one query per level; see
     znt/graph/traverse.py). ``found`` is false when a path was asked for and none exists
-    (exit 1). The answer says whether it is complete or a lower bound, and why."""
+    (exit 1). The answer says whether it is complete or a lower bound, and why. With
+    ``dataset``, over its exported ``repositories``, linked where one imports another."""
     from znt.features import graph as graph_mod
     from znt.graph import traverse as tv
 
@@ -301,7 +350,8 @@ def graph(
             f"direction must be one of {', '.join(tv.DIRECTIONS)}", direction=direction
         )
     kinds = tv.parse_edge_types(edge_types)
-    proj = _project_for_read(project_path)
+    source = _dataset_query(dataset, repositories)
+    proj = _project_for_read(project_path) if source is None else None
     body = graph_mod.graph(
         proj,
         from_,
@@ -311,6 +361,7 @@ def graph(
         kinds=kinds,
         include_external=include_external,
         max_nodes=max_nodes,
+        dataset=source,
     )
     return _doc("graph", body)
 

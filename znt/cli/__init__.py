@@ -45,6 +45,7 @@ COMMAND_MODULES = {
     "mcp": "mcp",
     "impact": "impact",
     "hook": "hook",
+    "export": "export",
 }
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import click
 
-from znt.cli.output import common_options, emit_graph_doc, settings
+from znt.cli.output import common_options, dataset_options, emit_graph_doc, settings
 from znt.errors import EXIT_NOTHING_FOUND
 
 FORMATS = ("text", "json", "mermaid", "dot")
@@ -48,6 +48,7 @@ FORMATS = ("text", "json", "mermaid", "dot")
     show_default=True,
     help="Show at most this many nodes (a cut answer says truncated).",
 )
+@dataset_options
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.")
 @common_options
 @click.pass_context
@@ -60,6 +61,8 @@ def graph_cmd(
     edge_types: str,
     include_external: bool,
     max_nodes: int,
+    dataset: str | None,
+    repositories: tuple[str, ...],
     fmt: str | None,
 ) -> None:
     """The neighbourhood of FROM, or with --to the call path(s) FROM -> TO.
@@ -81,6 +84,8 @@ def graph_cmd(
         include_external=include_external,
         max_nodes=max_nodes,
         project_path=settings(ctx).project,
+        dataset=dataset,
+        repositories=list(repositories),
     )
     chosen = emit_graph_doc(ctx, doc, fmt, text="graph_text", what="graph")
     if chosen in ("mermaid", "dot") and not settings(ctx).quiet:

@@ -56,6 +56,23 @@ def emit(
         click.echo(getattr(text_fmt, renderer)(doc), color=settings(ctx).use_color())
 
 
+def dataset_options(f: Any) -> Any:
+    """``--dataset DIR`` and ``--repository NAME`` (repeatable): answer from exported
+    repositories (``znt export --parquet DIR``) instead of the project's index."""
+    f = click.option(
+        "--repository",
+        "repositories",
+        multiple=True,
+        metavar="NAME",
+        help="With --dataset: only this repository (repeat for several; default all).",
+    )(f)
+    return click.option(
+        "--dataset",
+        metavar="DIR",
+        help="Answer across the repositories exported to DIR (znt export --parquet DIR).",
+    )(f)
+
+
 def note(ctx: click.Context | None, message: str) -> None:
     """A diagnostic line on stderr, unless --quiet."""
     if ctx is not None and settings(ctx).quiet:

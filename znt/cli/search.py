@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from znt.cli.output import common_options, emit, settings
+from znt.cli.output import common_options, dataset_options, emit, settings
 from znt.errors import EXIT_NOTHING_FOUND
 
 
@@ -28,6 +28,7 @@ from znt.errors import EXIT_NOTHING_FOUND
 @click.option("--callers", type=click.IntRange(0, 5), default=0, help="Attach callers, N levels.")
 @click.option("--callees", type=click.IntRange(0, 5), default=0, help="Attach callees, N levels.")
 @click.option("--max-tokens", type=click.IntRange(1), help="Cut the answer at ~N tokens.")
+@dataset_options
 @click.option(
     "--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), help="Output format."
 )
@@ -48,6 +49,8 @@ def search_cmd(
     callers: int,
     callees: int,
     max_tokens: int | None,
+    dataset: str | None,
+    repositories: tuple[str, ...],
     fmt: str | None,
 ) -> None:
     """Symbols ranked for QUERY. Exit 1 when nothing matches."""
@@ -68,6 +71,8 @@ def search_cmd(
         callees=callees,
         max_tokens=max_tokens,
         project_path=settings(ctx).project,
+        dataset=dataset,
+        repositories=list(repositories),
     )
     emit(ctx, doc, fmt, "search", list_key="results")
     if not settings(ctx).quiet:

@@ -20,7 +20,8 @@ so a half-written export or a stray file is never picked up).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -250,3 +251,38 @@ def _derived_views(con: Any) -> None:
     con.execute(f"CREATE VIEW externals AS {EXTERNALS_SQL}")
     con.execute(f"CREATE VIEW nodes AS {NODES_SQL}")
     con.execute(f"CREATE VIEW lex_terms AS {TERM_LISTS_SQL.format(where='')}")
+
+
+@dataclass(frozen=True)
+class DatasetQuery:
+    """Which exported repositories a search or graph reads (``znt search --dataset``)."""
+
+    folder: Path
+    repositories: tuple[str, ...] = ()
+
+    def describe(self, con: Any) -> dict[str, Any]:
+        """The answer's ``freshness`` for a dataset: which export of each repository."""
+        rows = dict(con.execute("SELECT key, value FROM meta").fetchall())
+        return {
+            "dataset": str(self.folder),
+            "exports": [e for e in (rows.get("index_commit") or "").split(",") if e],
+        }
+
+
+@contextlib.contextmanager
+def reading(query: DatasetQuery) -> Iterator[Any]:
+    """``open_dataset`` for one answer, closed afterwards."""
+    con = open_dataset(query.folder, list(query.repositories) or None)
+    try:
+        yield con
+    finally:
+        con.close()
+
+
+def index_or_dataset(project: Any, dataset: DatasetQuery | None) -> Any:
+    """The connection a read feature answers from: the project's index, or a dataset."""
+    if dataset is not None:
+        return reading(dataset)
+    from znt.index import store
+
+    return store.open_index(project.index_path, read_only=True)

@@ -3,13 +3,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from znt.project import Project
 
+if TYPE_CHECKING:
+    from znt.export.dataset import DatasetQuery
+
 
 def graph(
-    proj: Project,
+    proj: Project | None,
     from_: str,
     *,
     to: str | None,
@@ -18,21 +22,22 @@ def graph(
     kinds: list[str],
     include_external: bool,
     max_nodes: int,
+    dataset: DatasetQuery | None = None,
 ) -> dict[str, Any]:
     """The neighbourhood of FROM or, with ``to``, the shortest call paths FROM -> TO, over
     the (parsed) edge ``kinds``; whether the answer is complete or a lower bound, and why."""
+    from znt.export.dataset import index_or_dataset
     from znt.graph import traverse as tv
-    from znt.index import store
 
+    # A dataset has no work tree: FROM/TO name symbols or repository-prefixed paths.
+    root = proj.root if proj is not None else Path("/nonexistent-dataset-root")
     warnings: list[str] = []
     paths: list[list[str]] = []
     direction_used = direction
-    with store.open_index(proj.index_path, read_only=True) as con:
+    with index_or_dataset(proj, dataset) as con:
         indexed, meta = tv.index_state(con, ("last_scan_at", "index_commit"))
-        start = tv.resolve(con, from_, proj.root, what="FROM", indexed=indexed)
-        target = (
-            tv.resolve(con, to, proj.root, what="TO", indexed=indexed) if to is not None else None
-        )
+        start = tv.resolve(con, from_, root, what="FROM", indexed=indexed)
+        target = tv.resolve(con, to, root, what="TO", indexed=indexed) if to is not None else None
         if target is None:
             walk = tv.neighbourhood(
                 con,
@@ -87,6 +92,7 @@ def graph(
             }
         )
         possible = tv.possible_callers(con, names, kinds)
+        fresh = dataset.describe(con) if dataset is not None else None
     if target is None:
         node_ids = sorted(
             walk.distance,
@@ -138,7 +144,7 @@ def graph(
         nodes.append(d)
     from znt.gitinfo import head_commit
 
-    head = head_commit(proj.root)
+    head = head_commit(proj.root) if proj is not None else None
     scanned = meta.get("last_scan_at")
     index_commit = meta.get("index_commit") or None
     body: dict[str, Any] = {
@@ -167,7 +173,8 @@ def graph(
         "truncated": walk.truncated,
         "warnings": warnings,
         "completeness": completeness,
-        "freshness": {
+        "freshness": fresh
+        or {
             "last_scan_at": float(scanned) if scanned else None,
             "index_commit": index_commit,
             "head_commit": head,

@@ -4,18 +4,21 @@ answer's page (cards, call trees, code, token budget)."""
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.features.source import attach_code
 from znt.features.status import freshness
 from znt.features.vectors import query_vector
 from znt.project import Project
 
+if TYPE_CHECKING:
+    from znt.export.dataset import DatasetQuery
+
 RELATION_FANOUT = 10
 
 
 def search(
-    project: Project,
+    project: Project | None,
     query: str,
     *,
     mode: str,
@@ -30,6 +33,7 @@ def search(
     callers: int,
     callees: int,
     max_tokens: int | None,
+    dataset: DatasetQuery | None = None,
 ) -> dict[str, Any]:
     """Ranked symbols for the (stripped, non-empty) ``query``: the ranking policy.
 
@@ -37,7 +41,9 @@ def search(
     here every candidate is scaled to 0..10, test code and documentation/example/vendored
     code are demoted (x ``TEST_FACTOR``) unless ``role``/``path`` asks for them, and
     ``type``/``role`` add a soft boost. The page ``offset``/``limit`` then gets its call
-    trees, code and the ``max_tokens`` budget."""
+    trees, code and the ``max_tokens`` budget. With ``dataset``, the same over several
+    exported repositories read as one index (znt/export/dataset.py) instead of ``project``."""
+    from znt.export.dataset import index_or_dataset
     from znt.index import lexical, store
     from znt.index import search as ranking
 
@@ -45,7 +51,7 @@ def search(
     pool = max(100, (offset + limit) * 5)
     warnings: list[str] = []
     used = mode
-    with store.open_index(project.index_path, read_only=True) as con:
+    with index_or_dataset(project, dataset) as con:
         meta = store.get_meta(con)
         lex: list[tuple[str, float]] = []
         vec: list[tuple[str, float]] = []
@@ -125,7 +131,10 @@ def search(
                 if callees:
                     item["callees"] = _call_tree(con, c.id, callees, up=False)
             results.append(item)
-    if code:
+        fresh = dataset.describe(con) if dataset is not None else {}
+    if project is not None:
+        fresh = freshness(project, check_files=False)
+    if code and project is not None:
         attach_code(project, results, max_code_lines)
     truncated = offset + len(results) < total
     if max_tokens is not None:
@@ -149,7 +158,7 @@ def search(
         "total_candidates": total,
         "truncated": truncated,
         "warnings": warnings,
-        "freshness": freshness(project, check_files=False),
+        "freshness": fresh,
     }
     if truncated:
         body["next_offset"] = offset + len(results)
