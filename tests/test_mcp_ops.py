@@ -26,6 +26,7 @@ MCP_STATUS_FIELDS = {
     "is_exact_project",
     "daemon_status",
     "background_scan",
+    "monitoring",
     "read_copy",
 }
 
@@ -181,7 +182,9 @@ def test_scan_tool_indexes_in_the_background_and_never_deletes(tmp_path: Path) -
             await anyio.sleep(0.2)
 
     async def main() -> None:
-        async with connect(project) as s:
+        # background scans alone: no watcher re-indexing behind the test's back
+        # (tests/test_mcp_monitor.py covers monitoring)
+        async with connect(project, env={"ZNT_MCP_MONITOR": "0"}) as s:
             missing = await call(s, "search", {"query": "start"})
             assert missing.error["code"] == "index_missing"
             first = await ok(s, "scan", {})

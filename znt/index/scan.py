@@ -118,6 +118,7 @@ READ_SIDE_MODULES = (
     "index/embed/stage.py",
     "index/log.py",
     "index/manifest.py",
+    "index/progress.py",
     "index/readcopy.py",
     "index/search.py",
     "index/watch.py",

@@ -9,11 +9,14 @@ checkout`` of many files, a formatter run all settle first), then one incrementa
 The index file is opened only inside that scan (DuckDB's lock is exclusive across
 processes, DESIGN §8), so searches, hooks and the MCP server work between scans.
 
-While it runs, ``.znt/watch.json`` holds the watcher's pid, start time and a heartbeat;
-``znt status`` reads it to show the original's ``Monitoring`` state, and ignores a file whose
-pid is dead (left by a killed watcher). SIGINT and SIGTERM stop the loop: an idle watcher
-returns at once; a scan in progress is abandoned, which leaves the previous index (a scan is
-crash-safe at any point, docs/decisions/0002-index-concurrency.md). Nothing here prints.
+While it runs, ``.znt/watch.json`` holds the watcher's pid, start time, a heartbeat, when it
+last saw a change and what its last re-index did (or why it failed); ``znt status`` reads it
+to show the original's ``Monitoring`` state, and ignores a file whose pid is dead (left by a
+killed watcher). SIGINT and SIGTERM stop the loop: an idle watcher returns at once; a scan in
+progress is abandoned, which leaves the previous index (a scan is crash-safe at any point,
+docs/decisions/0002-index-concurrency.md). A watcher started by ``znt mcp`` is also given the
+server's pid (``ZNT_WATCH_PARENT_PID``) and stops by itself when that process is gone, so a
+killed server leaves no watcher behind. Nothing here prints.
 """
 
 from __future__ import annotations
@@ -29,9 +32,11 @@ from types import FrameType
 from typing import Any
 
 from znt.errors import Busy
+from znt.index.progress import pid_alive as _alive
 from znt.project import Project
 
 STATE_FILE = "watch.json"
+PARENT_ENV = "ZNT_WATCH_PARENT_PID"
 DEFAULT_INTERVAL = 1.0
 DEFAULT_QUIET = 0.3
 HEARTBEAT_EVERY = 5.0
@@ -46,18 +51,6 @@ class Stopped(BaseException):
 
 def state_path(project: Project) -> Path:
     return project.znt_dir / STATE_FILE
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    except OSError:
-        return False
-    return True
 
 
 def read_state(project: Project) -> dict[str, Any] | None:
@@ -101,6 +94,7 @@ class Watcher:
         quiet: float = DEFAULT_QUIET,
         on_scan: Callable[[dict[str, Any]], None] | None = None,
         on_error: Callable[[Exception], None] | None = None,
+        parent_pid: int | None = None,
     ) -> None:
         self.project = project
         self.scan = scan
@@ -109,6 +103,7 @@ class Watcher:
         self.on_scan = on_scan or (lambda _d: None)
         self.on_error = on_error or (lambda _e: None)
         self.scans = 0
+        self.parent_pid = parent_pid if parent_pid is not None else _parent_from_env()
         self._state: dict[str, Any] = {}
         self._beat = 0.0
 
@@ -122,15 +117,32 @@ class Watcher:
                 _write_state(self.project, self._state)
 
     def _run_scan(self) -> None:
+        started = round(time.time(), 3)
         try:
             doc = self.scan()
         except Exception as exc:  # a failed scan is reported; the watcher keeps watching
+            self._state["last_error"] = {
+                "at": round(time.time(), 3),
+                "message": getattr(exc, "message", None) or type(exc).__name__,
+            }
+            self._heartbeat(force=True)
             self.on_error(exc)
             return
         self.scans += 1
+        if doc.get("mode") not in (None, "noop") and self._state.get("last_change_at") is None:
+            # the catch-up scan found what changed while nobody watched
+            self._state["last_change_at"] = started
         self._state["last_scan_at"] = round(time.time(), 3)
+        self._state["last_scan"] = _summary(doc)
+        self._state.pop("last_error", None)
         self._heartbeat(force=True)
         self.on_scan(doc)
+
+    def _orphaned(self) -> bool:
+        """True once the process that asked for this watcher (``parent_pid``) is gone."""
+        return self.parent_pid is not None and (
+            os.getppid() != self.parent_pid or not _alive(self.parent_pid)
+        )
 
     def run(self) -> int:
         """Watch until SIGINT/SIGTERM; returns the number of scans run."""
@@ -150,17 +162,21 @@ class Watcher:
             "started_at": round(time.time(), 3),
             "interval": self.interval,
             "quiet": self.quiet,
+            "parent_pid": self.parent_pid,
+            "last_change_at": None,
         }
         try:
             self._heartbeat(force=True)
             base = snapshot(self.project)
             self._run_scan()  # catch up with whatever changed while nobody watched
-            while True:
+            while not self._orphaned():
                 time.sleep(self.interval)
                 self._heartbeat()
                 current = snapshot(self.project)
                 if current == base:
                     continue
+                self._state["last_change_at"] = round(time.time(), 3)
+                self._heartbeat(force=True)
                 while True:  # debounce: wait until two walks agree
                     time.sleep(self.quiet)
                     settled = snapshot(self.project)
@@ -179,3 +195,22 @@ class Watcher:
                 with contextlib.suppress(OSError):
                     state_path(self.project).unlink()
         return self.scans
+
+
+def _parent_from_env() -> int | None:
+    raw = os.environ.get(PARENT_ENV, "")
+    try:
+        pid = int(raw)
+    except ValueError:
+        return None
+    return pid if pid > 1 else None
+
+
+def _summary(doc: dict[str, Any]) -> dict[str, Any]:
+    """What ``status`` shows of the last re-index: its counts and how long the index file was
+    held for writing (the ``persisting`` phase; parsing and embedding happen before)."""
+    keys = ("mode", "files_parsed", "files_deleted", "files_total", "symbols", "duration_ms")
+    out = {k: doc.get(k) for k in keys}
+    phases = doc.get("phases_ms") or {}
+    out["write_ms"] = phases.get("persisting")
+    return out

@@ -166,13 +166,14 @@ TOOLS: dict[str, ToolDef] = {
         ToolDef(
             "status",
             "Is the workspace indexed (coverage exact/ancestor/none), counts, last scan, "
-            "staleness, background scan state.",
+            "staleness, scan and monitoring state.",
             {"project_path": _s("Default: the workspace")},
         ),
         ToolDef(
             "scan",
             "Index or refresh the workspace in the background; returns scan_id at once, then "
-            "poll status. Skips a project already current or covered; never deletes the index.",
+            "poll status until Monitoring (edits are then re-indexed by themselves). Skips a "
+            "project already current or covered; never deletes the index.",
             {
                 "project_path": _s("Default: the workspace"),
                 "language": _s(default="auto"),

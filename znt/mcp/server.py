@@ -151,4 +151,7 @@ def serve(profile: str = "default") -> None:
         async with stdio_server(stdin, stdout) as (read, write):
             await server.run(read, write, server.create_initialization_options())
 
-    anyio.run(main)
+    try:
+        anyio.run(main)
+    finally:
+        box.close()  # this server's watcher ends with it

@@ -17,6 +17,7 @@ from znt.errors import IndexMissing, UsageError, ZntError
 from znt.index import readcopy
 from znt.mcp import containment, layouts, metrics
 from znt.mcp.background import ScanJobs
+from znt.mcp.monitor import Supervisor
 from znt.mcp.schemas import PROFILES, TOOLS, ToolDef
 from znt.project import Project, find_root
 
@@ -178,6 +179,9 @@ class Toolbox:
         self.names = tool_names(profile)
         self.profile = profile
         self.jobs = ScanJobs()
+        # ZNT_MCP_MONITOR=0: no watcher after a scan (the index then goes stale until the
+        # next scan call, as before monitoring existed)
+        self.monitor = Supervisor(self.jobs, enabled=os.environ.get("ZNT_MCP_MONITOR", "1") != "0")
         self.session_id = f"mcp_{os.getpid()}_{time.time_ns()}"
         self.session_records: list[dict[str, Any]] = []
 
@@ -187,6 +191,11 @@ class Toolbox:
 
     def _read_path(self) -> str:
         return str(self.current)
+
+    def close(self) -> None:
+        """The server is ending: stop this server's watcher (a first scan still running is
+        left to finish: decision 0007)."""
+        self.monitor.close()
 
     def definitions(self) -> list[ToolDef]:
         return [TOOLS[n] for n in self.names]
@@ -295,7 +304,7 @@ class Toolbox:
         served_indexed = Project(served).index_path.exists()
         root = doc["project_root"]
         job = self.jobs.last()
-        running = self.jobs.running()
+        state = self._state(doc["status"])
         doc.update(
             {
                 "current_project": doc["requested_path"],
@@ -304,14 +313,42 @@ class Toolbox:
                 "is_exact_project": doc["coverage"] == "exact"
                 and served_indexed
                 and root == str(served),
-                "daemon_status": "Scanning" if running else doc["status"],
+                # one state for both fields: an agent polling either one sees the same
+                "status": state,
+                "daemon_status": state,
                 "background_scan": job.state() if job else None,
+                "monitoring": self._monitoring(doc.get("watch")),
                 # off / none / preparing / ready: whether reads come from this server's
                 # private copy of the index (znt/index/readcopy.py)
                 "read_copy": readcopy.state(Project(Path(root)).index_path) if root else "none",
             }
         )
         return self._ok(doc, layouts.pretty)
+
+    def _state(self, index_state: str) -> str:
+        """``Scanning`` while this server's scan runs (its child may not have created the
+        index folder yet, so the index alone would say ``Idle``) or any scan holds the
+        project's lock; ``Monitoring`` while a watcher (this server's or another process's)
+        keeps the index fresh; ``Idle`` otherwise."""
+        self.monitor.tick()  # a scan that just ended starts its watcher now, not at the next tick
+        if self.jobs.running() is not None or index_state == "Scanning":
+            return "Scanning"
+        if index_state == "Monitoring" or self.monitor.state()["active"]:
+            return "Monitoring"
+        return index_state
+
+    def _monitoring(self, watch: dict[str, Any] | None) -> dict[str, Any]:
+        """This server's watcher, plus what the project's watcher file says: when it last
+        saw a change, its last re-index (and how long it held the index for writing)."""
+        out = self.monitor.state()
+        live = watch if watch and watch.get("alive") else None
+        out["watcher_pid"] = live.get("pid") if live else None
+        out["by_this_server"] = bool(live and live.get("pid") == out["pid"])
+        for key in ("last_change_at", "last_scan_at", "last_scan", "last_error"):
+            out[key] = live.get(key) if live else None
+        out["last_reindex_at"] = out.pop("last_scan_at")
+        out["last_reindex"] = out.pop("last_scan")
+        return out
 
     def _tool_scan(self, a: dict[str, Any]) -> Reply:
         target = containment.confine_dir(a["project_path"], self.base)
@@ -340,6 +377,7 @@ class Toolbox:
             )
         root = find_root(target)
         if root is not None and api._scanning(Project(root)):
+            self.monitor.want(root, language)
             return self._ok(
                 {
                     **base,
@@ -353,6 +391,7 @@ class Toolbox:
             )
         if root is not None and root != target:
             self.current = target
+            self.monitor.want(root, language)
             return self._ok(
                 {
                     **base,
@@ -367,6 +406,7 @@ class Toolbox:
             fresh = api.freshness(Project(root), check_files=True)
             if fresh.get("stale") is False:
                 self.current = target
+                self.monitor.want(root, language)
                 return self._ok(
                     {
                         **base,
@@ -379,13 +419,15 @@ class Toolbox:
                 )
         job = self.jobs.start(target, language)
         self.current = target
+        self.monitor.want(target, language)
         return self._ok(
             {
                 **base,
                 "started": True,
                 "scan_id": job.scan_id,
                 "project_root": str(target),
-                "note": "indexing in the background; poll status until daemon_status is Idle",
+                "note": "indexing in the background; poll status until status is Monitoring "
+                "(or Idle): from then on the index follows file changes by itself",
             },
             layouts.pretty,
         )
