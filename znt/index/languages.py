@@ -3,8 +3,9 @@
 Each language is one module ``znt/index/lang/<name>.py`` holding a ``SPEC`` (extensions,
 excludes, entry points, naming conventions, how imports map to files) plus a tree-sitter
 query file ``znt/index/lang/<name>.scm`` that names definitions, references and imports with
-the capture conventions described in ``docs/languages.md``. Nothing about a particular
-language is written anywhere else.
+the capture conventions described in ``docs/languages.md``, and (in ``SPEC.syntax``) what the
+generic walk asks about its syntax trees. Nothing about a particular language is written
+anywhere else.
 """
 
 from __future__ import annotations
@@ -17,6 +18,8 @@ from contextvars import ContextVar, Token
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+
+from znt.index.syntax import SyntaxRules
 
 LANG_DIR = Path(__file__).parent / "lang"
 
@@ -113,7 +116,10 @@ class LanguageSpec:
     # the class (a Ruby ``include Pricing`` is a statement of the class body; a module is a
     # ``namespace``).
     mixin_kinds: tuple[str, ...] = ()
-    docstrings: bool = False
+    docstrings: bool = False  # bodies open with a documentation string (``syntax.docstring``)
+    # What the generic walk asks the language about its syntax trees (calls, decorators,
+    # parameters, docstrings; znt/index/syntax.py); the default knows none of it.
+    syntax: SyntaxRules = field(default_factory=SyntaxRules)
     comment_types: tuple[str, ...] = ("comment",)
     wrapper_types: tuple[str, ...] = ()
     body_fields: tuple[str, ...] = ("body",)

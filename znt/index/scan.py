@@ -103,6 +103,8 @@ ROW_SOURCE_MODULES = (
     "index/roles.py",
     "index/scan.py",
     "index/store.py",
+    "index/syntax.py",
+    "index/typeflow.py",
     "index/walk.py",
 )
 READ_SIDE_MODULES = (
