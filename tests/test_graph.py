@@ -241,7 +241,15 @@ def test_json_shape(project: Path) -> None:
     assert (step_c["name"], step_c["type"], step_c["file"]) == ("step_c", "function", "pkg/c.py")
     assert (step_c["start_line"], step_c["end_line"]) == (4, 5)
     for edge in doc["edges"]:
-        assert set(edge) == {"from", "to", "type", "confidence", "resolution"}
+        assert set(edge) == {
+            "from",
+            "to",
+            "from_name",
+            "to_name",
+            "type",
+            "confidence",
+            "resolution",
+        }
         assert edge["resolution"] == "import" and edge["confidence"] == 1.0
     comp = doc["completeness"]
     assert {"complete", "reasons", "unresolved_calls", "hidden_external_nodes"} <= set(comp)

@@ -180,7 +180,7 @@ def test_legacy_aliases_map_to_the_same_answers(project: Path) -> None:
                 ("outline", {"file_path": "pkg/a.py"}, {"file": "pkg/a.py"}),
                 ("similar", {"name": "step_b"}, {"target": "step_b"}),
                 ("similar", {"symbol": "step_b"}, {"target": "step_b"}),
-                ("graph", {"target": "step_b"}, {"from": "step_b"}),
+                ("graph", {"symbol": "step_b"}, {"from": "step_b"}),
             ]:
                 pairs.append((await ok(s, name, legacy), await ok(s, name, canonical)))
             conflict = await call(s, "search", {"q": "a", "query": "b"})

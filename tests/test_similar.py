@@ -128,7 +128,9 @@ def test_target_ranks_planted_copies_above_unrelated_code(embedded: Path) -> Non
     assert exact["signals"]["cosine"] == pytest.approx(1.0, abs=1e-3)
     renamed = by_id["legacy/billing.py::calc_bill_sum"]
     assert renamed["callees"] == {"internal": 3, "external": 0}
-    assert renamed["similarity_reason"].startswith("vector 0.")
+    pct = round(renamed["score"] * 100)
+    assert renamed["similarity_percent"] == pct
+    assert renamed["similarity_reason"].startswith(f"{pct}% similar: vector 0.")
     assert "callees apply_discount, round_money, validate_item" in renamed["similarity_reason"]
     assert "same role generic, same kind function" in renamed["similarity_reason"]
 

@@ -306,6 +306,14 @@ def setup(
     )
 
 
+def provider_choice() -> dict[str, Any]:
+    """The embedding provider the next scan uses: mode, model, where it was set, and whether
+    the user chose it (``chosen_by_user``) or it is znt's default."""
+    from znt.features import setup as setup_mod
+
+    return setup_mod.provider_choice()
+
+
 def setup_status(*, check_provider: bool = False) -> dict[str, Any]:
     """Config, key presence (yes/no, never the key) and, with ``check_provider``, a probe of
     the endpoint: ok or the error, dimension, latency."""

@@ -164,6 +164,9 @@ def graph(
             {
                 "from": s,
                 "to": t,
+                # the original names an edge's ends by name (its nodes have no id)
+                "from_name": _name(details, s),
+                "to_name": _name(details, t),
                 "type": k,
                 "confidence": info.confidence,
                 "resolution": info.resolution,
@@ -190,3 +193,9 @@ def graph(
         if path_warnings:
             body["warning"] = path_warnings[0]
     return body
+
+
+def _name(details: dict[str, dict[str, Any]], node: str) -> str:
+    """A node's qualified name (its id when the walk holds no details for it)."""
+    d = details.get(node) or {}
+    return str(d.get("qualified_name") or d.get("name") or node)

@@ -64,7 +64,9 @@ def outline(project: Project, file: str, *, code: bool) -> dict[str, Any]:
         stale = (st.st_size, st.st_mtime_ns) != (frow[2], frow[3])
     except OSError:
         stale = True
-    return {
+    from znt.formats import text
+
+    body: dict[str, Any] = {
         "file": rel,
         "language": frow[1],
         "lines": frow[4],
@@ -73,3 +75,6 @@ def outline(project: Project, file: str, *, code: bool) -> dict[str, Any]:
         "file_changed_since_scan": stale,
         "freshness": freshness(project, check_files=False),
     }
+    # the original's field: the outline as text, what its MCP server returns raw
+    body["formatted_text"] = text.outline(body)
+    return body

@@ -15,6 +15,7 @@ if TYPE_CHECKING:
     from znt.export.dataset import DatasetQuery
 
 RELATION_FANOUT = 10
+SUMMARY_CHARS = 240  # the summary card of one search result
 
 
 def search(
@@ -116,6 +117,7 @@ def search(
         results = []
         for c in page:
             item = {**infos[c.id], "score": round(c.score, 4), "found_by": c.found_by}
+            item["summary"] = summary(item)
             if c.lexical_rank is not None:
                 item["lexical_rank"] = c.lexical_rank
             if c.vector_rank is not None:
@@ -163,6 +165,23 @@ def search(
     if truncated:
         body["next_offset"] = offset + len(results)
     return body
+
+
+def summary(item: dict[str, Any]) -> str:
+    """The original's ``summary``: a one-line ``key:value`` card of the result (type, name,
+    kind, role, file and lines, signature), bounded to ``SUMMARY_CHARS``."""
+    parts = [
+        f"type:{item.get('type')}",
+        f"name:{item.get('qualified_name') or item.get('name')}",
+        f"kind:{item.get('kind')}",
+        f"role:{item.get('role')}",
+        f"file:{item.get('file')}:{item.get('start_line')}-{item.get('end_line')}",
+    ]
+    sig = " ".join(str(item.get("signature") or "").split())
+    if sig:
+        parts.append(f"signature:{sig}")
+    text = " ".join(parts)
+    return text if len(text) <= SUMMARY_CHARS else text[: SUMMARY_CHARS - 3] + "..."
 
 
 def _doc_facts(con: Any, ids: list[str]) -> dict[str, Any]:

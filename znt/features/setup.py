@@ -115,6 +115,35 @@ def recommendations(current: str, env: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
+def provider_choice() -> dict[str, Any]:
+    """Which provider the next scan embeds with and whether the user chose it (the original
+    refuses to scan until setup ran; znt scans with its default, and says so). Never raises:
+    a config file that cannot be used is reported, and the scan would report it too."""
+    try:
+        loaded = cfg.load_config()
+    except UsageError as exc:
+        return {
+            "mode": None,
+            "model": None,
+            "source": None,
+            "chosen_by_user": None,
+            "error": exc.message,
+        }
+    c = loaded.provider
+    out: dict[str, Any] = {
+        "mode": c.mode,
+        "model": c.model,
+        "source": loaded.source,
+        "chosen_by_user": loaded.source != "default",
+        "leaves_machine": c.mode in cfg.REMOTE_MODES and not cfg.is_loopback(c.url or ""),
+    }
+    if loaded.source == "default":
+        out["note"] = f"znt's default ({c.mode}): no provider was chosen with `znt setup`" + (
+            f"; {loaded.notice}" if loaded.notice else ""
+        )
+    return out
+
+
 def _key_summary(c: ProviderConfig) -> dict[str, Any]:
     from znt.secrets import credential_status
 

@@ -106,8 +106,10 @@ def similar(
                 "score": s.score,
                 "score_parts": s.parts,
                 "signals": s.signals,
-                "similarity_reason": s.reason,
+                "similarity_percent": percent(s.score),
+                "similarity_reason": f"{percent(s.score)}% similar: {s.reason}",
                 **counts[s.id],
+                "relations": relations(counts[s.id]),
             }
         )
     if code:
@@ -131,6 +133,22 @@ def similar(
     if truncated:
         body["next_offset"] = offset + len(results)
     return body
+
+
+def percent(score: float) -> int:
+    """The 0..1 score as the whole percent the original's ``similarity_reason`` leads with."""
+    return round(max(0.0, min(1.0, score)) * 100)
+
+
+def relations(counts: dict[str, dict[str, int]]) -> dict[str, int]:
+    """The original's ``relations`` block from znt's ``callers``/``callees`` counts."""
+    callers, callees = counts["callers"], counts["callees"]
+    return {
+        "callers_count": callers["internal"] + callers["external"],
+        "callees_count": callees["internal"] + callees["external"],
+        "internal_callees_count": callees["internal"],
+        "external_callees_count": callees["external"],
+    }
 
 
 def _no_vector_reason(con: Any, meta: dict[str, str], ref: Any) -> str:

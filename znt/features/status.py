@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+from znt.features.setup import provider_choice
 from znt.index import manifest as manifest_mod
 from znt.project import Project, find_root
 
@@ -133,5 +134,6 @@ def status(requested: Path) -> dict[str, Any]:
         "stats": stats,
         "scan": man.last_scan if man else {},
         "freshness": freshness(project, check_files=True) if index_exists else None,
+        "provider": provider_choice(),
     }
     return body

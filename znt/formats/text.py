@@ -101,6 +101,15 @@ def status(doc: dict[str, Any]) -> str:
                 )
             else:
                 lines.append("Stale:     no")
+    p = doc.get("provider") or {}
+    if p.get("mode"):
+        how = {"managed": "chosen with `znt setup`", "ZNT_CONFIG": "from ZNT_CONFIG"}.get(
+            p.get("source") or "", "znt's default (choose one with `znt setup`)"
+        )
+        model = f" {p['model']}" if p.get("model") else ""
+        lines.append(f"Provider:  {p['mode']}{model}, {how}")
+    elif p.get("error"):
+        lines.append(f"Provider:  unusable config: {p['error']}")
     return "\n".join(lines)
 
 

@@ -78,9 +78,14 @@ def search(doc: dict[str, Any]) -> str:
 
 
 def outline(doc: dict[str, Any]) -> str:
+    """The ``[file_outline]`` text; ``formatted_text`` (the original's field) is kept equal
+    to it when the budget cuts the symbol list."""
     from znt.formats import text
 
-    return text.outline(doc)
+    out = text.outline(doc)
+    if "formatted_text" in doc:
+        doc["formatted_text"] = out
+    return out
 
 
 def graph(doc: dict[str, Any], fmt: str) -> str:

@@ -42,6 +42,8 @@ class ToolDef:
     aliases: dict[str, str] = field(default_factory=dict)
     # At least one of these must be given (similar: target or query or snippet).
     one_of: tuple[str, ...] = ()
+    # Names refused with a pointer to the right one (the original rejects them: -32602).
+    refused: dict[str, str] = field(default_factory=dict)
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties}
@@ -147,7 +149,10 @@ TOOLS: dict[str, ToolDef] = {
                 "max_nodes": _i(default=50, minimum=1, maximum=MAX_GRAPH_NODES),
             },
             required=("from",),
-            aliases={"target": "from", "symbol": "from", "name": "from"},
+            # The original's subgraph rejects target (reference §2): an agent that sends
+            # it meant the 1.1.0 neighbourhood parameter and should learn from/to
+            aliases={"symbol": "from", "name": "from"},
+            refused={"target": "from"},
         ),
         ToolDef(
             "outline",
@@ -155,7 +160,7 @@ TOOLS: dict[str, ToolDef] = {
             "file. " + DATA_NOTE,
             {"file": _s("Project-relative path"), "include_code": _b(default=False)},
             required=("file",),
-            aliases={"path": "file", "file_path": "file"},
+            aliases={"path": "file", "file_path": "file", "filepath": "file"},
         ),
         ToolDef(
             "logs",
@@ -179,6 +184,7 @@ TOOLS: dict[str, ToolDef] = {
                 "language": _s(default="auto"),
             },
             read_only=False,
+            aliases={"file_path": "project_path", "path": "project_path", "lang": "language"},
         ),
         ToolDef(
             "stats",

@@ -123,6 +123,14 @@ def normalize(tool: ToolDef, arguments: dict[str, Any] | None) -> dict[str, Any]
     """Legacy aliases mapped, unknown arguments refused, types and ranges checked, defaults
     filled. ``null`` counts as not given."""
     given = {k: v for k, v in (arguments or {}).items() if v is not None}
+    for name, instead in tool.refused.items():
+        if name in given:
+            raise UsageError(
+                f"{tool.name}: {name} is not a parameter of {tool.name} (as in the original); "
+                f"give {instead}",
+                argument=name,
+                accepted=sorted(tool.properties),
+            )
     for alias, canonical in tool.aliases.items():
         if alias in given:
             value = given.pop(alias)
@@ -363,7 +371,13 @@ class Toolbox:
                     argument="language",
                 )
         running = self.jobs.running()
-        base = {"schema_version": api.SCHEMA_VERSION, "kind": "mcp_scan"}
+        base = {
+            "schema_version": api.SCHEMA_VERSION,
+            "kind": "mcp_scan",
+            # which provider a scan embeds with, and whether the user chose it (znt does not
+            # gate scan on setup as the original does: it uses its default and says so)
+            "provider": api.provider_choice(),
+        }
         if running is not None:
             return self._ok(
                 {
