@@ -306,6 +306,32 @@ def setup(
     )
 
 
+def setup_url(
+    mode: str, *, model: str | None = None, check_provider: bool = False
+) -> dict[str, Any]:
+    """Open the one-time form on 127.0.0.1 where the user sets up the remote provider
+    ``mode`` and types its key (which goes to the OS keyring); returns its ``setup_url``.
+    The form lives in this process (``znt mcp``) until it is used or expires."""
+    from znt.features import setup_form
+
+    return _doc("setup_url", setup_form.open_form(mode, model=model, check_provider=check_provider))
+
+
+def setup_url_state() -> dict[str, Any] | None:
+    """The last setup form of this process (``open``, ``used`` and what it wrote,
+    ``expired``...), never a key; None if none was opened."""
+    from znt.features import setup_form
+
+    return setup_form.form_state()
+
+
+def close_setup_url() -> None:
+    """Close this process's setup form, if one is open."""
+    from znt.features import setup_form
+
+    setup_form.close_form()
+
+
 def provider_choice() -> dict[str, Any]:
     """The embedding provider the next scan uses: mode, model, where it was set, and whether
     the user chose it (``chosen_by_user``) or it is znt's default."""

@@ -204,6 +204,7 @@ class Toolbox:
         """The server is ending: stop this server's watcher (a first scan still running is
         left to finish: decision 0007)."""
         self.monitor.close()
+        api.close_setup_url()
 
     def definitions(self) -> list[ToolDef]:
         return [TOOLS[n] for n in self.names]
@@ -469,26 +470,42 @@ class Toolbox:
             doc = api.setup(mode, model=a["model"], check_provider=a["check_provider"])
             doc["via"] = "mcp"
             return self._ok(doc, layouts.pretty)
-        # A provider that sends source text to a server: the user's own decision and step.
+        # A provider that sends source text to a server: the user's own decision and step,
+        # in the one-time form at setup_url (or in a terminal); the key never passes here.
         show = api.setup()
         command = next(
             (r["command"] for r in show["recommendations"] if r["mode"] == mode), "znt setup"
         )
         if a["model"]:
             command = command.split(" --model")[0] + f" --model {a['model']}"
+        try:
+            form = api.setup_url(mode, model=a["model"], check_provider=a["check_provider"])
+            form = {k: v for k, v in form.items() if k not in ("schema_version", "kind")}
+            how = (
+                "Give the user setup_url to open in a browser (a one-time form on this machine, "
+                f"valid {form['expires_in_s']} s), or the command for a terminal"
+            )
+        except UsageError as exc:  # ZNT_CONFIG is set: nothing a form could write
+            form = {"setup_url": None, "error": exc.message}
+            how = f"No form: {exc.message}"
         doc = {
             **show,
             "action": "user_step_required",
             "written": None,
             "requested_mode": mode,
+            "setup_url": form["setup_url"],
+            "setup_form": form,
             "command": command,
             "reason": f"the {mode} provider sends source text to a server and may need a key: "
-            "only the user can choose it, in a terminal (`znt setup`), never through MCP",
+            f"only the user can choose it. {how}; never ask for the key yourself. Then call "
+            "setup_status.",
         }
         return self._ok(doc, layouts.pretty)
 
     def _tool_setup_status(self, a: dict[str, Any]) -> Reply:
-        return self._ok(api.setup_status(check_provider=a["check_provider"]), layouts.pretty)
+        doc = api.setup_status(check_provider=a["check_provider"])
+        doc["setup_form"] = api.setup_url_state()  # what became of the last setup_url
+        return self._ok(doc, layouts.pretty)
 
     # the full profile
     def _tool_check(self, a: dict[str, Any]) -> Reply:
