@@ -83,6 +83,18 @@ def extract(git_dir: str, revision: str, dest: Path) -> tuple[int, list[str], in
     return written, missing, submodules
 
 
+def empty_folder(dest: Path, force: bool) -> bool:
+    """Make ``dest`` an empty folder, deleting what it holds only when ``force``; False (and
+    a message) when it holds something and ``force`` is off."""
+    if dest.exists() and any(dest.iterdir()):
+        if not force:
+            print(f"{dest} exists and is not empty (use --force to replace it)", file=sys.stderr)
+            return False
+        shutil.rmtree(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    return True
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("git_dir", help="a git directory (bare repositories too)")
@@ -93,12 +105,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     dest: Path = args.dest
-    if dest.exists() and any(dest.iterdir()):
-        if not args.force:
-            print(f"{dest} exists and is not empty (use --force to replace it)", file=sys.stderr)
-            return 2
-        shutil.rmtree(dest)
-    dest.mkdir(parents=True, exist_ok=True)
+    if not empty_folder(dest, args.force):
+        return 2
     commit = subprocess.run(
         _git(args.git_dir, "rev-parse", "--verify", f"{args.revision}^{{commit}}"),
         check=True,

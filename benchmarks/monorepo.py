@@ -17,12 +17,11 @@ Then ``benchmarks/scan.py OUT --targets monorepo`` measures it.
 from __future__ import annotations
 
 import argparse
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from benchmarks.extract_tree import extract
+from benchmarks.extract_tree import empty_folder, extract
 
 
 def repository_name(git_dir: Path) -> str:
@@ -53,12 +52,8 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     out: Path = args.out
-    if out.exists() and any(out.iterdir()):
-        if not args.force:
-            print(f"{out} exists and is not empty (use --force to replace it)", file=sys.stderr)
-            return 2
-        shutil.rmtree(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if not empty_folder(out, args.force):
+        return 2
     total_lines = 0
     for spec in args.repos:
         name, _, git_dir = spec.rpartition("=")
