@@ -359,9 +359,10 @@ def one_round(args: argparse.Namespace, tree: Tree, edits: list[Edit], tmp: Path
     ).seconds
     ts = tree_sitter_parse(tree)
     znt = [args.znt, "--format", "json", "-q"]
+    scan = [*znt, "scan", *([] if args.embed else ["--no-embed"])]
     root = str(tree.root)
-    cold = run_timed([*znt, "scan", "--restart", root], sample=not args.no_sample)
-    noop = run_timed([*znt, "scan", root])
+    cold = run_timed([*scan, "--restart", root], sample=not args.no_sample)
+    noop = run_timed([*scan, root])
     cold_json, noop_json = _scan_json(cold), _scan_json(noop)
     if noop_json.get("mode") != "noop":
         print(f"warning: the no-op rescan ran in mode {noop_json.get('mode')!r}", file=sys.stderr)
@@ -371,7 +372,7 @@ def one_round(args: argparse.Namespace, tree: Tree, edits: list[Edit], tmp: Path
     scan_json: dict[str, Any] = {"cold": cold_json, "noop": noop_json}
     runs: dict[str, Run] = {}
     for edit in edits:
-        runs[edit.label] = edited = edit_and_rescan(tree, edit, znt)
+        runs[edit.label] = edited = edit_and_rescan(tree, edit, scan)
         edit_json = scan_json[edit.label] = _scan_json(edited)
         if edit_json.get("files_parsed") != 1:
             print(
@@ -381,9 +382,10 @@ def one_round(args: argparse.Namespace, tree: Tree, edits: list[Edit], tmp: Path
     return Round(imp, ctags, ts, cold, noop, runs, reads, scan_json)
 
 
-def edit_and_rescan(tree: Tree, edit: Edit, znt: list[str]) -> Run:
-    """Append one comment line to ``edit.path``, time the rescan, and put the file and the
-    index back as they were (the restore and its rescan are not timed)."""
+def edit_and_rescan(tree: Tree, edit: Edit, scan: list[str]) -> Run:
+    """Append one comment line to ``edit.path``, time the rescan (``scan`` is the command
+    without the tree), and put the file and the index back as they were (the restore and its
+    rescan are not timed)."""
     target = tree.root / edit.path
     original = target.read_bytes()
     st = target.stat()
@@ -391,11 +393,11 @@ def edit_and_rescan(tree: Tree, edit: Edit, znt: list[str]) -> Run:
     try:
         prefix = b"" if original.endswith(b"\n") or not original else b"\n"
         target.write_bytes(original + prefix + f"{edit.comment} {EDIT_LINE}\n".encode())
-        return run_timed([*znt, "scan", root])
+        return run_timed([*scan, root])
     finally:
         target.write_bytes(original)
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
-        subprocess.run([*znt, "scan", root], stdout=subprocess.DEVNULL, check=False)
+        subprocess.run([*scan, root], stdout=subprocess.DEVNULL, check=False)
 
 
 # -- the report ---------------------------------------------------------------------------
@@ -486,7 +488,8 @@ def report(
         f"- measured: {znt_source()}"
         + (f" (`--znt-rev {args.znt_rev}` = {args.znt_commit[:10]})" if args.znt_rev else "")
         + (f" (`--znt-copy` of the working tree at {args.znt_commit})" if args.znt_copy else ""),
-        f"- targets: `--targets {args.targets}`",
+        f"- targets: `--targets {args.targets}`; scans "
+        + ("with the configured embedding provider" if args.embed else "`--no-embed`"),
         "",
         "| measurement | median s | range s | ratio | target | met |",
         "|---|---:|---:|---:|---:|:---:|",
@@ -643,6 +646,12 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument(
         "--no-sample", action="store_true", help="do not sample the process tree's memory"
+    )
+    ap.add_argument(
+        "--embed",
+        action="store_true",
+        help="scan with the configured embedding provider (default: every scan --no-embed, "
+        "as the targets are set)",
     )
     args = ap.parse_args(argv)
     if args.runs < 1:
