@@ -17,6 +17,7 @@ from znt.export import dataset, parquet
 # installed package: the library is not part of the application's project).
 CORELIB = {
     "corelib/__init__.py": "",
+    "docs/guide.md": "# Measures\n\nThe area of a circle: `area_of_circle(radius)`.\n",
     "corelib/geometry.py": '''
         """Shapes and their measures."""
         import math
@@ -242,6 +243,9 @@ def test_cli_export_then_search_and_graph_across_repositories(
     assert found.returncode == 0, found.stderr
     results = json.loads(found.stdout)["results"]
     assert results[0]["id"] == "corelib/corelib/geometry.py::area_of_circle"
+    # Documentation ranks below code in a dataset too (its folders judged inside the repository).
+    guide = [r for r in results if r["file"] == "corelib/docs/guide.md"]
+    assert guide and all("demoted" in r for r in guide)
     assert results[0]["repository"] == "corelib"
     assert results[0]["file"] == "corelib/corelib/geometry.py"
     assert {r["repository"] for r in results} == {"app", "corelib"}

@@ -98,7 +98,9 @@ def search(
             if c_role == "test" and role != "test":
                 c.score *= ranking.TEST_FACTOR
                 c.demoted = "test code ranks below the code it tests (--role test lifts it)"
-            if demote_secondary and c_file and ranking.secondary_path(c_file):
+            # A dataset's paths start with the repository: the folders are judged below it.
+            own_path = c_file.split("/", 1)[-1] if dataset is not None and c_file else c_file
+            if demote_secondary and own_path and ranking.secondary_path(own_path):
                 c.score *= ranking.TEST_FACTOR
                 c.demoted = (
                     "documentation, example and vendored code ranks below the project's own "
