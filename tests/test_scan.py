@@ -170,14 +170,14 @@ def test_index_from_another_schema_is_never_misread(tmp_path):
 def test_every_module_is_classified_as_deciding_rows_or_only_reading(tmp_path, monkeypatch):
     """A new module under znt/index or znt/graph must be put in one list: a row source forces
     a rebuild when it changes, a read-side module does not."""
-    from znt.index import scan as scan_mod
     from znt.index.languages import LANG_DIR
+    from znt.pipeline import scan as scan_mod
     from znt.settings import load_settings
 
     package = LANG_DIR.parent.parent
     modules = {
         p.relative_to(package).as_posix()
-        for folder in ("index", "graph")
+        for folder in ("index", "graph", "pipeline")
         for p in (package / folder).rglob("*.py")
         if p.parent != LANG_DIR and "__pycache__" not in p.parts
     }

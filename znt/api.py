@@ -10,6 +10,7 @@ user can fix. Imports stay inside the functions: a one-shot command pays only fo
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,32 @@ SCHEMA_VERSION = 1
 
 def _doc(kind: str, body: dict[str, Any]) -> dict[str, Any]:
     return {"schema_version": SCHEMA_VERSION, "kind": kind, **body}
+
+
+# -- what the front ends offer ------------------------------------------------------------
+
+
+def language_names() -> list[str]:
+    """The languages znt parses (what ``--language`` accepts besides ``auto``)."""
+    from znt.index.languages import language_names as names
+
+    return names()
+
+
+def code_language_of(file_name: str) -> str | None:
+    """The language of a file of this name when znt parses it as code; ``None`` for an
+    unknown name or a resource (JSON, YAML, ...)."""
+    from znt.index.languages import language_for
+
+    spec = language_for(file_name)
+    return None if spec is None or spec.resource else spec.name
+
+
+def provider_modes() -> tuple[str, ...]:
+    """The embedding providers ``znt setup --mode`` accepts."""
+    from znt.config import MODES
+
+    return MODES
 
 
 # -- scan --------------------------------------------------------------------------------
@@ -42,7 +69,7 @@ def scan(
     """Index ``path`` (default: the current project) incrementally, then embed what is new
     with the configured provider (none with ``no_embed``)."""
     from znt.config import load_provider_config
-    from znt.index.scan import Scanner
+    from znt.pipeline.scan import Scanner
 
     project = resolve_project(path, exact=path is not None)
     embed = None if no_embed or dry_run else load_provider_config(notice)
@@ -61,11 +88,37 @@ def scan(
 # -- status ------------------------------------------------------------------------------
 
 
-def _scanning(project: Project) -> bool:
+def scanning(project: Project) -> bool:
     """True while another process holds the scan lock (the original's ``Scanning`` state)."""
     from znt.features import status as status_mod
 
     return status_mod.scanning(project)
+
+
+def watch(
+    project: Project,
+    scan: Callable[[], dict[str, Any]],
+    *,
+    interval: float | None = None,
+    quiet: float | None = None,
+    on_scan: Callable[[dict[str, Any]], None] | None = None,
+    on_error: Callable[[Exception], None] | None = None,
+) -> int:
+    """Keep ``project``'s index fresh until SIGINT/SIGTERM (``znt scan --watch``): ``scan``
+    runs one incremental scan each time files settle after a change (znt/index/watch.py;
+    ``interval``/``quiet`` default to its polling and debounce periods). Returns the number of
+    scans run."""
+    from znt.index import watch as watch_mod
+
+    watcher = watch_mod.Watcher(
+        project,
+        scan,
+        interval=watch_mod.DEFAULT_INTERVAL if interval is None else interval,
+        quiet=watch_mod.DEFAULT_QUIET if quiet is None else quiet,
+        on_scan=on_scan,
+        on_error=on_error,
+    )
+    return watcher.run()
 
 
 def use_read_copies(on: bool = True, *, wait_for: str | None = None) -> bool:
@@ -80,6 +133,14 @@ def use_read_copies(on: bool = True, *, wait_for: str | None = None) -> bool:
         return True
     project = resolve_project(wait_for)
     return readcopy.wait(project.index_path)
+
+
+def read_copy_state(root: Path) -> str:
+    """Whether reads of the project at ``root`` come from this process's private copy of its
+    index: ``off``, ``none``, ``preparing`` or ``ready`` (znt/index/readcopy.py)."""
+    from znt.index import readcopy
+
+    return readcopy.state(Project(root).index_path)
 
 
 def status(path: str | None = None) -> dict[str, Any]:

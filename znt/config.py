@@ -26,8 +26,37 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from znt.errors import UsageError
-from znt.index.embed import DEFAULT_LOCAL_MODEL, MODES, ProviderConfig
+from znt.errors import UsageError, ZntError
+
+MODES = ("bm25", "local", "ollama", "openai", "gemini")
+DEFAULT_LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
+
+
+class ProviderError(ZntError):
+    """The embedding provider failed (unreachable, bad answer, model missing).
+
+    Messages name the provider, URL and model, never a key."""
+
+    code = "provider_error"
+
+
+@dataclass(frozen=True)
+class ProviderConfig:
+    """Which provider embeds, resolved from the config files (``znt.config``).
+
+    ``token_env``/``token_ref`` name where the key lives; the key itself is never held here.
+    ``source`` says where the settings came from (``default``, ``managed``, ``ZNT_CONFIG``)."""
+
+    mode: str = "bm25"
+    model: str | None = None
+    url: str | None = None
+    token_env: str | None = None
+    token_ref: str | None = None
+    timeout_s: float = 60.0
+    batch_size: int = 64
+    max_batch_bytes: int = 32768
+    source: str = "default"
+
 
 ENV_CONFIG = "ZNT_CONFIG"
 DEFAULT_OLLAMA_URL = "http://localhost:11434"

@@ -13,9 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from znt.config import KEYRING_SCHEME, parse_keyring_ref
+from znt.config import KEYRING_SCHEME, ProviderConfig, ProviderError, parse_keyring_ref
 from znt.errors import EXIT_FAILURE, ZntError
-from znt.index.embed import ProviderConfig, ProviderError
 
 KEYRING_SERVICE = "znt"
 REDACTED = "[REDACTED]"

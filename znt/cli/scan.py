@@ -61,10 +61,10 @@ def scan_cmd(
     emit(ctx, doc, fmt, "scan")
 
 
-def _seconds(name: str, default: float) -> float:
+def _seconds(name: str) -> float | None:
     raw = os.environ.get(name)
     if not raw:
-        return default
+        return None
     try:
         value = float(raw)
     except ValueError:
@@ -80,7 +80,6 @@ def _watch(
     """Run the watcher: one line (or one JSON document per line) for each scan that did
     something, errors as notices; exits 0 on Ctrl-C or SIGTERM."""
     from znt import api
-    from znt.index import watch
     from znt.project import resolve_project
 
     project = resolve_project(target, exact=target is not None)
@@ -107,16 +106,11 @@ def _watch(
         message = getattr(exc, "message", None) or f"{type(exc).__name__}: {exc}"
         click.echo(f"znt: scan failed (still watching): {message}", err=True)
 
-    watcher = watch.Watcher(
-        project,
-        scan,
-        interval=_seconds("ZNT_WATCH_INTERVAL", watch.DEFAULT_INTERVAL),
-        quiet=_seconds("ZNT_WATCH_QUIET", watch.DEFAULT_QUIET),
-        on_scan=on_scan,
-        on_error=on_error,
-    )
+    interval, quiet = _seconds("ZNT_WATCH_INTERVAL"), _seconds("ZNT_WATCH_QUIET")
     note(ctx, f"watching {project.root} (Ctrl-C to stop)")
-    scans = watcher.run()
+    scans = api.watch(
+        project, scan, interval=interval, quiet=quiet, on_scan=on_scan, on_error=on_error
+    )
     note(ctx, f"stopped watching after {scans} scan(s)")
 
 

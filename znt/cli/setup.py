@@ -11,9 +11,9 @@ from typing import Any
 
 import click
 
+from znt import api
 from znt.cli.output import common_options, settings
 from znt.errors import EXIT_FAILURE
-from znt.index.embed import MODES
 
 FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), help="Output format.")
 
@@ -73,7 +73,9 @@ class SetupGroup(click.Group):
 
 
 @click.group("setup", cls=SetupGroup, invoke_without_command=True)
-@click.option("--mode", type=click.Choice(MODES), help="Embedding provider to configure.")
+@click.option(
+    "--mode", type=click.Choice(api.provider_modes()), help="Embedding provider to configure."
+)
 @click.option("--model", help="Embedding model (defaults per mode).")
 @click.option("--url", help="Server URL for ollama/openai/gemini (defaults per mode).")
 @click.option(

@@ -26,12 +26,12 @@ def _read_snippet(source: str, language: str | None) -> tuple[str, str]:
         raise UsageError(f"the snippet must be a file, not a folder: {source}") from None
     if language:
         return text, language
-    from znt.index.languages import language_for
+    from znt import api
 
-    spec = language_for(path.name)
-    if spec is None or spec.resource:
+    found = api.code_language_of(path.name)
+    if found is None:
         raise UsageError(f"cannot tell the language of {source} from its name; pass --language")
-    return text, spec.name
+    return text, found
 
 
 @click.command("similar")

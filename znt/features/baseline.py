@@ -41,7 +41,7 @@ def baseline_index(project: Project, ref: str) -> tuple[str, Path, bool]:
     from znt import __version__
     from znt.errors import IndexIncompatible
     from znt.index import store
-    from znt.index.scan import Scanner
+    from znt.pipeline.scan import Scanner
 
     if ref.startswith("-"):
         raise UsageError(f"not a git ref: {ref}")

@@ -202,7 +202,7 @@ def _doc_facts(con: Any, ids: list[str]) -> dict[str, Any]:
 
 
 def _doc_facts_sql(con: Any, ids: list[str], *, copy: bool) -> dict[str, Any]:
-    if copy:  # the copy's uncompressed cards (traverse.READ_COPY_TABLES)
+    if copy:  # the copy's uncompressed cards (readcopy.READ_COPY_TABLES)
         rows = con.execute(
             f"SELECT id, card FROM graph_nodes WHERE id IN ({', '.join('?' * len(ids))})", ids
         ).fetchall()

@@ -16,8 +16,8 @@ from collections.abc import Callable
 from typing import Any
 
 from znt import config as cfg
+from znt.config import MODES, ProviderConfig, ProviderError
 from znt.errors import UsageError
-from znt.index.embed import MODES, ProviderConfig, ProviderError
 
 SecretReader = Callable[[], str]
 

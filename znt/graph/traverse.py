@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from znt.errors import Ambiguous, NotFound, UsageError
+from znt.index.store import UNRESOLVED
 
 EDGE_KINDS = ("call", "implements", "inherits", "contains", "imports")
 DEFAULT_EDGE_TYPES = ("call", "implements", "inherits")
@@ -38,45 +39,6 @@ IN_LIST_MAX = 1000
 # Possible unbound callers are looked up for at most this many distinct names.
 MAX_NAME_CHECKS = 20
 
-# Edges that left the project graph: the callee is unknown (or a local variable's method).
-UNRESOLVED = frozenset({"unresolved", "local", "ambiguous"})
-# Tables a private read copy of the index adds for graph reads (znt/index/readcopy.py builds
-# them uncompressed; the shared file does not carry them, decision 0011). ``graph_nodes``: one
-# row per symbol with its card and its edges out and in, each as one JSON array of
-# ``[other end, kind, confidence, resolution]``, with an ART index on ``id``. A BFS level is
-# then one lookup per frontier node (DuckDB spends ~0.1 ms per key of an IN-list lookup,
-# however few rows it returns), and the frontier's cards come with it, where edge tables
-# indexed by each end cost two lookups per node and one row fetch per edge. ``symbol_keys``
-# serves ``resolve``. Uncompressed rows are what make a lookup cheap: fetching a row from a
-# compressed segment decodes its neighbours too.
-_ADJACENCY = (
-    "SELECT {near} AS id, to_json(list(json_array({far}, kind, confidence, resolution))) "
-    "AS {name} FROM edges GROUP BY {near}"
-)
-READ_COPY_TABLES = (
-    "CREATE TABLE IF NOT EXISTS graph_nodes AS "
-    f"WITH o AS ({_ADJACENCY.format(near='src', far='dst', name='out_edges')}), "
-    f"i AS ({_ADJACENCY.format(near='dst', far='src', name='in_edges')}) "
-    "SELECT s.id, s.card, o.out_edges, i.in_edges "
-    "FROM symbols s LEFT JOIN o USING (id) LEFT JOIN i USING (id) ORDER BY s.id",
-    "CREATE INDEX IF NOT EXISTS graph_nodes_id ON graph_nodes(id)",
-    # Every name FROM/TO can match as one column ``key`` (``col`` says which it was), so
-    # ``resolve`` makes one lookup where the shared file needs one per column.
-    "CREATE TABLE IF NOT EXISTS symbol_keys AS "
-    + " UNION ALL ".join(
-        f"SELECT {c} AS key, '{c}' AS col, id, file, name, qualified_name, start_line FROM symbols"
-        for c in ("id", "name", "qualified_name")
-    )
-    + " ORDER BY key",
-    "CREATE INDEX IF NOT EXISTS symbol_keys_key ON symbol_keys(key)",
-)
-# Unbound call sites per callee name (the part after the last ``.`` or ``::``), which a read
-# copy holds in memory (a few thousand names on sympy): ``possible_callers`` without a query.
-UNBOUND_NAMES_SQL = (
-    "SELECT regexp_extract(dst, '(?:\\.|::)([^.:]+)$', 1) AS name, count(*) FROM edges "
-    "WHERE kind = 'call' AND resolution "
-    f"IN ({', '.join(repr(r) for r in sorted(UNRESOLVED))}) GROUP BY name"
-)
 # Edges to a method that a subclass may override (the call may dispatch elsewhere).
 DYNAMIC = frozenset({"self_method"})
 
@@ -182,7 +144,7 @@ def resolve(
     # Only the columns the text can match: ids hold ``::``, short names hold no dot.
     cols = ["id"] if "::" in text else ["qualified_name"] + ([] if "." in text else ["name"])
     head = "SELECT id, file, name, qualified_name, start_line, NULL"
-    if "symbol_keys.key" in indexed:  # a read copy: one lookup (READ_COPY_TABLES)
+    if "symbol_keys.key" in indexed:  # a read copy: one lookup (readcopy.READ_COPY_TABLES)
         found = con.execute(f"{head}, col FROM symbol_keys WHERE key = ?", [text]).fetchall()
         rows = list(dict.fromkeys(r[:6] for r in found if r[6] in cols))
     else:
@@ -700,7 +662,7 @@ def possible_callers(con: Any, names: Sequence[str], kinds: Sequence[str]) -> in
     held = getattr(read_copy(con), "unbound_names", None)
     if held is not None and not any(c in n for n in names for c in ".:"):
         # "ends with .name or ::name" is "the part after the last . or :: is name" for a
-        # name without those characters (UNBOUND_NAMES_SQL).
+        # name without those characters (readcopy.UNBOUND_NAMES_SQL).
         return sum(held.get(n, 0) for n in names)
     suffixes = [f"{sep}{n}" for n in names for sep in (".", "::")]
     res_sql, res_params = _in("resolution", sorted(UNRESOLVED))

@@ -18,7 +18,7 @@ Rules that keep it correct (docs/decisions/0013-private-read-copies.md):
   half-way (a writer waits for the lock, as it waits for any reader), from the inode that was
   attached (an atomic rename during the copy cannot mix two files).
 - The copy is the reader's own, so it may carry what the shared file must not: tables for
-  graph reads (``traverse.READ_COPY_TABLES``: each symbol's card and edges in one row,
+  graph reads (``READ_COPY_TABLES``: each symbol's card and edges in one row,
   indexed by id) and, in memory, the unbound call sites per callee name. A scan would have
   to keep them up to date on every rescan (decision 0011); a copy builds them in about a
   second, once per index state, off the request path.
@@ -47,6 +47,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from znt.index.store import UNRESOLVED
+
 PREFIX = "znt-readcopy-"
 # How long a copy waits for a writer to let go of the original before it gives up (and tries
 # again on a later read): a copy is an optimisation, never worth making a reader wait.
@@ -65,7 +67,7 @@ class ReadCopy:
     signature: Signature
     meta: dict[str, str] = field(default_factory=dict)
     vectors: Any = None  # search.FlatVectors of the copy's embeddings, where there are any
-    # Unbound call sites per callee name (traverse.UNBOUND_NAMES_SQL), or None.
+    # Unbound call sites per callee name (UNBOUND_NAMES_SQL), or None.
     unbound_names: dict[str, int] | None = None
     # The indexed files' paths (``resolve`` asks whether FROM/TO names one).
     files: frozenset[str] | None = None
@@ -81,6 +83,45 @@ class ReadCopy:
 MAX_COPIES = 3
 
 _enabled = False
+
+# Tables a private read copy of the index adds for graph reads (built uncompressed; the
+# shared file does not carry them, decision 0011; znt/graph/traverse.py and
+# znt/features/search.py read them). ``graph_nodes``: one row per symbol with its card and
+# its edges out and in, each as one JSON array of
+# ``[other end, kind, confidence, resolution]``, with an ART index on ``id``. A BFS level is
+# then one lookup per frontier node (DuckDB spends ~0.1 ms per key of an IN-list lookup,
+# however few rows it returns), and the frontier's cards come with it, where edge tables
+# indexed by each end cost two lookups per node and one row fetch per edge. ``symbol_keys``
+# serves ``resolve``. Uncompressed rows are what make a lookup cheap: fetching a row from a
+# compressed segment decodes its neighbours too.
+_ADJACENCY = (
+    "SELECT {near} AS id, to_json(list(json_array({far}, kind, confidence, resolution))) "
+    "AS {name} FROM edges GROUP BY {near}"
+)
+READ_COPY_TABLES = (
+    "CREATE TABLE IF NOT EXISTS graph_nodes AS "
+    f"WITH o AS ({_ADJACENCY.format(near='src', far='dst', name='out_edges')}), "
+    f"i AS ({_ADJACENCY.format(near='dst', far='src', name='in_edges')}) "
+    "SELECT s.id, s.card, o.out_edges, i.in_edges "
+    "FROM symbols s LEFT JOIN o USING (id) LEFT JOIN i USING (id) ORDER BY s.id",
+    "CREATE INDEX IF NOT EXISTS graph_nodes_id ON graph_nodes(id)",
+    # Every name FROM/TO can match as one column ``key`` (``col`` says which it was), so
+    # ``resolve`` makes one lookup where the shared file needs one per column.
+    "CREATE TABLE IF NOT EXISTS symbol_keys AS "
+    + " UNION ALL ".join(
+        f"SELECT {c} AS key, '{c}' AS col, id, file, name, qualified_name, start_line FROM symbols"
+        for c in ("id", "name", "qualified_name")
+    )
+    + " ORDER BY key",
+    "CREATE INDEX IF NOT EXISTS symbol_keys_key ON symbol_keys(key)",
+)
+# Unbound call sites per callee name (the part after the last ``.`` or ``::``), which a read
+# copy holds in memory (a few thousand names on sympy): ``possible_callers`` without a query.
+UNBOUND_NAMES_SQL = (
+    "SELECT regexp_extract(dst, '(?:\\.|::)([^.:]+)$', 1) AS name, count(*) FROM edges "
+    "WHERE kind = 'call' AND resolution "
+    f"IN ({', '.join(repr(r) for r in sorted(UNRESOLVED))}) GROUP BY name"
+)
 _lock = threading.Lock()
 _copies: dict[str, ReadCopy] = {}
 _building: dict[str, threading.Thread] = {}
@@ -292,7 +333,6 @@ class _Changed(Exception):
 def _attach(index: Path, target: Path, sig: Signature) -> ReadCopy | None:
     """Attach the copy read-write to the reader instance, give it the extra tables and read
     its ``meta``."""
-    from znt.graph.traverse import READ_COPY_TABLES, UNBOUND_NAMES_SQL
     from znt.index.search import FlatVectors
     from znt.index.store import _all_meta, _reader_instance
 

@@ -29,6 +29,10 @@ if TYPE_CHECKING:
 
 SCHEMA_VERSION = 4
 
+# ``edges.resolution`` of an edge that left the project graph: the callee is unknown (or a
+# local variable's method, or one of several candidates).
+UNRESOLVED = frozenset({"unresolved", "local", "ambiguous"})
+
 T = TypeVar("T")
 
 TABLES: dict[str, tuple[tuple[str, str], ...]] = {
@@ -283,7 +287,7 @@ def opened_path(con: duckdb.DuckDBPyConnection) -> str | None:
 
 def read_copy(con: duckdb.DuckDBPyConnection) -> Any:
     """The ``readcopy.ReadCopy`` a cursor from ``open_index`` reads (it has tables of its
-    own: ``traverse.READ_COPY_TABLES``), else None."""
+    own: ``readcopy.READ_COPY_TABLES``), else None."""
     entry = _opened.get(id(con))
     return entry[2] if entry else None
 

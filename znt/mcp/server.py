@@ -25,9 +25,8 @@ import anyio.to_thread
 import mcp_types as types
 from mcp.server.lowlevel import Server
 
-from znt import __version__
+from znt import __version__, api
 from znt.errors import ZntError
-from znt.index import readcopy
 from znt.mcp.schemas import INSTRUCTIONS
 from znt.mcp.tools import Reply, Toolbox, error_reply
 
@@ -143,7 +142,7 @@ def serve(profile: str = "default") -> None:
     box = Toolbox(profile)
     server = build(box)
     # A long-lived process: answer from private copies of the index (znt/index/readcopy.py).
-    readcopy.enable(os.environ.get("ZNT_READ_COPY", "1") != "0")
+    api.use_read_copies(os.environ.get("ZNT_READ_COPY", "1") != "0")
     stdin, stdout = _protocol_streams()
     log.info("serving %s (profile %s) for %s", ", ".join(box.names), profile, box.base)
 

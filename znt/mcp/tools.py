@@ -14,7 +14,6 @@ from typing import Any
 
 from znt import api
 from znt.errors import IndexMissing, UsageError, ZntError
-from znt.index import readcopy
 from znt.mcp import containment, layouts, metrics
 from znt.mcp.background import ScanJobs
 from znt.mcp.monitor import Supervisor
@@ -329,7 +328,7 @@ class Toolbox:
                 "monitoring": self._monitoring(doc.get("watch")),
                 # off / none / preparing / ready: whether reads come from this server's
                 # private copy of the index (znt/index/readcopy.py)
-                "read_copy": readcopy.state(Project(Path(root)).index_path) if root else "none",
+                "read_copy": api.read_copy_state(Path(root)) if root else "none",
             }
         )
         return self._ok(doc, layouts.pretty)
@@ -362,15 +361,12 @@ class Toolbox:
     def _tool_scan(self, a: dict[str, Any]) -> Reply:
         target = containment.confine_dir(a["project_path"], self.base)
         language = (a["language"] or "auto").strip().lower()
-        if language != "auto":
-            from znt.index.languages import language_names
-
-            if language not in language_names():
-                raise UsageError(
-                    f"scan: unknown language {language!r}; choose auto or one of: "
-                    + ", ".join(language_names()),
-                    argument="language",
-                )
+        if language != "auto" and language not in api.language_names():
+            raise UsageError(
+                f"scan: unknown language {language!r}; choose auto or one of: "
+                + ", ".join(api.language_names()),
+                argument="language",
+            )
         running = self.jobs.running()
         base = {
             "schema_version": api.SCHEMA_VERSION,
@@ -391,7 +387,7 @@ class Toolbox:
                 layouts.pretty,
             )
         root = find_root(target)
-        if root is not None and api._scanning(Project(root)):
+        if root is not None and api.scanning(Project(root)):
             self.monitor.want(root, language)
             return self._ok(
                 {

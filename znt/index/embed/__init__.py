@@ -16,58 +16,21 @@ Providers:
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
 
-from znt.errors import ZntError
+# Which provider embeds is configuration (znt/config.py, its one home); the names are
+# importable from here as well.
+from znt.config import DEFAULT_LOCAL_MODEL, MODES, ProviderConfig, ProviderError
+from znt.index.embed.provider import Embedder, TextKind
 
-if TYPE_CHECKING:
-    import numpy as np
-
-MODES = ("bm25", "local", "ollama", "openai", "gemini")
-DEFAULT_LOCAL_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
-TextKind = Literal["document", "query"]
-
-
-class ProviderError(ZntError):
-    """The embedding provider failed (unreachable, bad answer, model missing).
-
-    Messages name the provider, URL and model, never a key."""
-
-    code = "provider_error"
-
-
-@dataclass(frozen=True)
-class ProviderConfig:
-    """Which provider embeds, resolved from the config files (``znt.config``).
-
-    ``token_env``/``token_ref`` name where the key lives; the key itself is never held here.
-    ``source`` says where the settings came from (``default``, ``managed``, ``ZNT_CONFIG``)."""
-
-    mode: str = "bm25"
-    model: str | None = None
-    url: str | None = None
-    token_env: str | None = None
-    token_ref: str | None = None
-    timeout_s: float = 60.0
-    batch_size: int = 64
-    max_batch_bytes: int = 32768
-    source: str = "default"
-
-
-class Embedder(Protocol):
-    """What the scan and the search need from a provider."""
-
-    provider: str  # "local" | "ollama" | "openai" | "gemini"
-    model: str  # the model name as configured (stored in the index with the dimension)
-
-    def embed(self, texts: Sequence[str], kind: TextKind = "document") -> np.ndarray:
-        """Vectors for ``texts``: float32 array of shape (len(texts), dim), rows L2-normalised.
-
-        Raises ``ProviderError`` with a clear message on any failure."""
-        ...
-
+__all__ = [
+    "DEFAULT_LOCAL_MODEL",
+    "MODES",
+    "Embedder",
+    "ProviderConfig",
+    "ProviderError",
+    "TextKind",
+    "make_embedder",
+]
 
 # Local embedders by (model, export cache folder): one per process. Opening the ONNX session
 # and the tokenizer costs a long-lived process (``znt mcp``) ~130 ms per hybrid search on

@@ -22,8 +22,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from znt.config import DEFAULT_GEMINI_MODEL, DEFAULT_GEMINI_URL
-from znt.index.embed import ProviderConfig, ProviderError, TextKind
+from znt.config import DEFAULT_GEMINI_MODEL, DEFAULT_GEMINI_URL, ProviderConfig, ProviderError
+from znt.index.embed.provider import TextKind
 from znt.index.embed.remote import RemoteEmbedder
 
 MAX_BATCH = 100  # batchEmbedContents refuses more requests than this in one call

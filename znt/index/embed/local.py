@@ -39,7 +39,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from znt.index.embed import DEFAULT_LOCAL_MODEL, ProviderError, TextKind
+from znt.config import DEFAULT_LOCAL_MODEL, ProviderError
+from znt.index.embed.provider import TextKind
 
 if TYPE_CHECKING:
     import numpy as np

@@ -21,7 +21,8 @@ from collections.abc import Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from znt import __version__
-from znt.index.embed import ProviderConfig, ProviderError, TextKind
+from znt.config import ProviderConfig, ProviderError
+from znt.index.embed.provider import TextKind
 
 if TYPE_CHECKING:
     import numpy as np

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from znt.index.embed import Embedder, ProviderConfig, ProviderError, make_embedder
+from znt.config import ProviderConfig, ProviderError
+from znt.index.embed import Embedder, make_embedder
 
 FLUSH_TEXTS = 512
 FLUSH_SECONDS = 10.0
@@ -45,7 +46,7 @@ class EmbedReport:
 
 def configured_name(config: ProviderConfig) -> str:
     """What identifies the configured model before it is loaded."""
-    from znt.index.embed import DEFAULT_LOCAL_MODEL
+    from znt.config import DEFAULT_LOCAL_MODEL
 
     return f"{config.mode}:{config.model or DEFAULT_LOCAL_MODEL}"
 

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 from znt import __version__
+from znt.config import ProviderConfig
 from znt.errors import Busy, IndexIncompatible, UsageError
 from znt.gitinfo import head_commit
 from znt.index import manifest as manifest_mod
-from znt.index.embed import ProviderConfig
 from znt.index.languages import LANG_DIR, language_names
 from znt.index.log import ScanLog
 from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
@@ -101,11 +101,11 @@ ROW_SOURCE_MODULES = (
     "index/lexical.py",
     "index/parse.py",
     "index/roles.py",
-    "index/scan.py",
     "index/store.py",
     "index/syntax.py",
     "index/typeflow.py",
     "index/walk.py",
+    "pipeline/scan.py",
 )
 READ_SIDE_MODULES = (
     "graph/__init__.py",
@@ -116,6 +116,7 @@ READ_SIDE_MODULES = (
     "index/embed/gemini.py",
     "index/embed/local.py",
     "index/embed/onnx_export.py",
+    "index/embed/provider.py",
     "index/embed/remote.py",
     "index/embed/stage.py",
     "index/log.py",
@@ -124,6 +125,7 @@ READ_SIDE_MODULES = (
     "index/readcopy.py",
     "index/search.py",
     "index/watch.py",
+    "pipeline/__init__.py",
 )
 
 
