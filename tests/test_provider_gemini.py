@@ -221,7 +221,7 @@ def test_list_models_follows_pages_and_keeps_embedding_models() -> None:
 
 
 def test_setup_probe_lists_gemini_models(tmp_path, monkeypatch) -> None:
-    from znt import setup
+    from znt.features import setup
 
     with server() as s:
         check = setup.probe(ProviderConfig(mode="gemini", model=MODEL, url=s.gemini_url))
