@@ -1,4 +1,4 @@
-"""Measure znt's Python call graph against published ground truth (edge precision/recall).
+"""Measure znt's call graph against published ground truth (edge precision/recall).
 
 Three suites, each read from a folder given on the command line (never copied into the
 repository; see /work/shared/eval/README.md §3):
@@ -24,6 +24,21 @@ repository; see /work/shared/eval/README.md §3):
   recall is against what really happened and precision is a lower bound (a call the run did
   not make is counted false).
 
+Real repositories at pinned commits, each a folder prepared by
+``benchmarks/callgraph_inputs.py`` (give the folder, or the folder that holds several):
+
+* ``go-repo``: the call graph of ``callgraph -algo=vta -test`` (golang.org/x/tools) over
+  the module's packages and tests. A function is ``<folder>.<qualified name>``
+  (``.Context.Next``, ``binding.Default``), a function literal counts for the function
+  around it, synthetic callees (wrappers, bound methods), package initializers and
+  interface methods (no body, no node of that graph) are left out; only edges between
+  functions of the module are scored.
+* ``js-repo``: calls recorded while the project's test suite ran, in Jelly's format
+  (``benchmarks/js_callrecorder.cjs``): scored like ``jelly``, every project file (tests,
+  examples) but ``node_modules``.
+* ``py-repo``: calls recorded with ``sys.setprofile`` while the project's tests ran
+  (``benchmarks/py_callrecorder.py``), PyCG's names, edges inside the package only.
+
 Every case is copied to a temporary folder and scanned in-process with ``znt.api.scan``. znt's
 ``call`` edges are mapped to dotted names: a symbol is ``<module name>.<qualified name>``
 (``pkg/mod.py::Cls.method`` -> ``pkg.mod.Cls.method``, ``pkg/__init__.py`` -> ``pkg``), a
@@ -39,6 +54,7 @@ defined in the case's own files.
     python benchmarks/callgraph.py pycg-macro /work/bench/callgraph/macro --show-errors
     python benchmarks/callgraph.py jcg /work/bench/callgraph/jcg/.../python --out x.md
     python benchmarks/callgraph.py jelly /work/bench/callgraph/jelly/tests/micro
+    python benchmarks/callgraph.py go-repo /work/bench/callgraph/repos
 """
 
 from __future__ import annotations
@@ -47,6 +63,7 @@ import argparse
 import datetime as dt
 import inspect
 import json
+import posixpath
 import re
 import shutil
 import subprocess
@@ -66,6 +83,12 @@ ANCHORS = {
     "Pyan 0.744 / 0.206, Depends 0.987 / 0.144; a name-based resolver (code2flow) ≈ 0.87 / 0.15",
     "jcg": "JCG scores soundness: the share of directLinks found",
     "jelly": "Jelly's expected graphs are dynamic (one run): precision is a lower bound",
+    "go-repo": "callgraph -algo=vta -test (golang.org/x/tools), project-internal edges; "
+    "target precision >= 0.95, recall >= 0.80",
+    "js-repo": "calls recorded while the project's test suite ran (precision is a lower "
+    "bound), project-internal edges; target precision >= 0.95, recall >= 0.70",
+    "py-repo": "calls recorded with sys.setprofile while the project's tests ran (precision "
+    "is a lower bound), edges inside the package; target precision >= 0.95, recall >= 0.70",
 }
 
 # pycg-macro: project -> (package root inside the project, file filter), as in PyCG's
@@ -219,7 +242,121 @@ def load_jelly(path: Path) -> list[Case]:
     return cases
 
 
+# -- real repositories (prepared by benchmarks/callgraph_inputs.py) ---------------------
+
+
+def _repo_dirs(path: Path) -> list[Path]:
+    """The prepared folder itself, or every prepared folder under it."""
+    if (path / "manifest.json").is_file():
+        return [path]
+    return sorted(p.parent for p in path.glob("*/manifest.json"))
+
+
+def _go_name(fn: str, import_path: str) -> str | None:
+    """``(*github.com/gin-gonic/gin.Context).Next`` -> ``.Context.Next`` (``<folder below the
+    module>.<qualified name>``), closures folded into their function (``F$1`` -> ``F``); None
+    for a function outside the module or the package initializer."""
+    fn = re.sub(r"\[[^\]]*\]", "", fn.split("$", 1)[0])  # closures, instantiations
+    recv = ""
+    if fn.startswith("("):
+        close = fn.find(")")
+        recv, method = fn[1:close].lstrip("*"), fn[close + 2 :]
+        pkg, _, typ = recv.rpartition(".")
+        qual = f"{typ}.{method}"
+    else:
+        slash = fn.rfind("/")
+        dot = fn.find(".", slash + 1)
+        pkg, qual = fn[:dot], fn[dot + 1 :]
+    if pkg.endswith("_test"):
+        pkg = pkg[: -len("_test")]  # the external test package shares the folder
+    if pkg != import_path and not pkg.startswith(import_path + "/"):
+        return None
+    if qual == "init" or not qual:
+        return None
+    qual = re.sub(r"#\d+$", "", qual)  # init#1: a declared init function
+    return pkg[len(import_path) :].lstrip("/") + "." + qual
+
+
+def load_go_repo(path: Path) -> list[Case]:
+    cases = []
+    for d in _repo_dirs(path):
+        man = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+        if man["language"] != "go":
+            continue
+        src = d / "src"
+        files = _read_files(src, (p for p in src.rglob("*.go") if p.is_file()))
+        expected = set()
+        for line in (d / "callgraph.tsv").read_text(encoding="utf-8").splitlines():
+            parts = line.split("\t")
+            if len(parts) < 3 or parts[2]:
+                continue  # a synthetic callee: a wrapper, a bound method, a thunk
+            if "$" in parts[1]:
+                continue  # a function literal: no symbol of any reader's
+            a, b = _go_name(parts[0], man["import_path"]), _go_name(parts[1], man["import_path"])
+            if a is not None and b is not None:
+                expected.add((a, b))
+        cases.append(Case(man["name"], man["name"], files, expected))
+    return cases
+
+
+def load_js_repo(path: Path) -> list[Case]:
+    cases = []
+    for d in _repo_dirs(path):
+        man = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+        if man["language"] != "js":
+            continue
+        src = d / "src"
+        spec = json.loads((d / "callgraph.json").read_text(encoding="utf-8"))
+        files = _read_files(
+            src,
+            (
+                p
+                for p in src.rglob("*")
+                if p.suffix in (".js", ".cjs", ".mjs")
+                and p.is_file()
+                and "node_modules" not in p.relative_to(src).parts
+            ),
+        )
+        names = list(spec["files"])
+        functions = list(spec["functions"])
+        expected = {(functions[a], functions[b]) for a, b in spec["fun2fun"]}
+        cases.append(
+            Case(
+                man["name"],
+                man["name"],
+                files,
+                expected,
+                jelly_files=names,
+                jelly_functions=functions,
+            )
+        )
+    return cases
+
+
+def load_py_repo(path: Path) -> list[Case]:
+    cases = []
+    for d in _repo_dirs(path):
+        man = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+        if man["language"] != "python":
+            continue
+        root = d / "src" / man["package_root"]
+        files = _read_files(
+            root,
+            (
+                p
+                for p in root.rglob("*.py")
+                if p.is_file() and p.relative_to(root).parts[0] != "tests"
+            ),
+        )
+        expected = _graph_edges(json.loads((d / "callgraph.json").read_text(encoding="utf-8")))
+        cases.append(Case(man["name"], man["name"], files, expected))
+    return cases
+
+
 LOADERS = {
+    "go-repo": load_go_repo,
+    "js-repo": load_js_repo,
+    "py-repo": load_py_repo,
     "pycg-micro": load_pycg_micro,
     "pycg-macro": load_pycg_macro,
     "jcg": load_jcg,
@@ -392,6 +529,35 @@ def jelly_edges(graph: Graph, case: Case) -> set[Edge]:
     return out
 
 
+def go_edges(graph: Graph) -> set[Edge]:
+    """znt's edges named the way ``_go_name`` names the Go call graph: ``<folder>.<qualified
+    name>`` of a function or method, a call from a function literal counting for the
+    function around it. A package-level initializer (the ``init`` of the call graph) and
+    an interface's method (no body, so no node of a call graph) are left out."""
+
+    def name(node: str, *, as_target: bool) -> str | None:
+        sym = graph.symbols.get(node)
+        while sym is not None and sym[2] not in ("function", "method") and not as_target:
+            # A call inside a literal or a local declaration counts for its function.
+            parent = sym[5]
+            if parent is None:
+                return None
+            node, sym = parent, graph.symbols.get(parent)
+        if sym is None or sym[2] not in ("function", "method"):
+            return None
+        file, qname, _typ, _name, _line, parent = sym
+        if parent is not None and graph.symbols.get(parent, ("", "", ""))[2] == "interface":
+            return None
+        return f"{posixpath.dirname(file)}.{qname}"
+
+    out = set()
+    for src, dst, _res in graph.edges:
+        a, b = name(src, as_target=False), name(dst, as_target=True)
+        if a is not None and b is not None:
+            out.add((a, b))
+    return out
+
+
 def internal_only(edges: set[Edge], graph_names: set[str]) -> set[Edge]:
     return {(a, b) for a, b in edges if a in graph_names and b in graph_names}
 
@@ -403,13 +569,16 @@ def evaluate(suite: str, cases: list[Case], *, internal: bool, tmp: Path) -> lis
         if suite == "jcg":
             found = jcg_edges(graph, case)
             expected = case.expected
-        elif suite == "jelly":
+        elif suite == "go-repo":
+            found = go_edges(graph)
+            expected = case.expected
+        elif suite in ("jelly", "js-repo"):
             found = jelly_edges(graph, case)
             expected = case.expected
         else:
             found = pycg_edges(graph)
             expected = case.expected
-            if internal:
+            if internal or suite == "py-repo":
                 defined = {
                     n
                     for node in graph.symbols
@@ -489,7 +658,13 @@ def errors(results: list[Result]) -> str:
 
 
 def _commit() -> str:
-    repo = Path(__file__).resolve().parent.parent
+    """The commit of the znt being measured: the checkout ``import znt`` finds (a
+    ``PYTHONPATH`` export of another revision is named by its folder)."""
+    import znt
+
+    repo = Path(znt.__file__).resolve().parent.parent
+    if not (repo / ".git").exists():
+        return f"from {repo}"
     try:
         head = subprocess.run(
             ["git", "-C", str(repo), "rev-parse", "--short", "HEAD"],
