@@ -572,6 +572,7 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     )
     _constructor_edges(con)
     _method_set_edges(con)
+    _dispatch_edges(con)
 
     # Replace the scope's edges; merge duplicates (two references to the same target).
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
@@ -686,6 +687,15 @@ def _export_targets(con: duckdb.DuckDBPyConnection) -> None:
 # -- members through bases (type-flow languages) ----------------------------------------
 
 
+# The named type a Go function's signature declares as its (first) result, after the last
+# parameter list: ``func New() *Engine`` and ``func Open() (*DB, error)`` -> the type name.
+_DECLARED_RESULT = r"\)\s*\(?\s*\*?\s*([A-Za-z_]\w*)\s*(,[^()]*\))?\s*$"
+
+
+# The named type of a Go struct field's declaration (``engine *Engine`` -> ``Engine``).
+_FIELD_TYPE = r"^[A-Za-z_]\w*\s+\*?([A-Za-z_]\w*)$"
+
+
 def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
     """Resolve ``Prefix.member`` callees whose prefix names a project class (through the
     file's own classes or its imports) to the first class in its method resolution order
@@ -713,12 +723,25 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
         """
     )
     # The class each prefix names: a class of the same file, else through an import.
+    packaged = ", ".join(f"'{name}'" for name in _package_scope_languages()) or "''"
     rows = con.execute(
-        """
+        f"""
         WITH local_cls AS (
             SELECT m.rid, s.id AS cls FROM member_refs m
             JOIN symbols s ON s.file = m.file AND s.qualified_name = m.prefix
                           AND s.type = 'declaration'
+        ),
+        package_cls AS (
+            -- Go: a type of the same package, declared in another of its files.
+            SELECT m.rid, min(s.id) AS cls FROM member_refs m
+            JOIN ({_PACKAGE_KEYS}) rf ON rf.path = m.file
+            JOIN ({_PACKAGE_KEYS}) sf
+              ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language AND sf.path <> rf.path
+            JOIN symbols s ON s.file = sf.path AND s.qualified_name = m.prefix
+                          AND s.type = 'declaration'
+            JOIN files f ON f.path = m.file AND f.language IN ({packaged})
+            ANTI JOIN local_cls l ON l.rid = m.rid
+            GROUP BY m.rid HAVING count(DISTINCT s.id) = 1
         ),
         via AS (
             SELECT m.rid, m.file, i.local,
@@ -728,6 +751,7 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
             JOIN imports i ON i.file = m.file
              AND (m.prefix = i.local OR starts_with(m.prefix, i.local || '.'))
             ANTI JOIN local_cls l ON l.rid = m.rid
+            ANTI JOIN package_cls p ON p.rid = m.rid
             QUALIFY row_number() OVER (PARTITION BY m.rid ORDER BY length(i.local) DESC) = 1
         ),
         import_cls AS (
@@ -738,10 +762,57 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
                                          WHEN v.rest IS NULL THEN t.member
                                          ELSE t.member || '.' || v.rest END
             GROUP BY v.rid
+        ),
+        fn_named AS (
+            -- Go: ``NewStore().Put``, ``s := store.NewStore(); s.Put()``: the prefix is a
+            -- function of the package (or of an imported one) ...
+            SELECT m.rid, s.file, s.signature FROM member_refs m
+            JOIN ({_PACKAGE_KEYS}) rf ON rf.path = m.file
+            JOIN ({_PACKAGE_KEYS}) sf ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language
+            JOIN symbols s ON s.file = sf.path AND s.qualified_name = m.prefix
+                          AND s.type = 'function'
+            WHERE rf.language IN ({packaged})
+            UNION ALL
+            SELECT v.rid, s.file, s.signature FROM via v
+            JOIN files f ON f.path = v.file AND f.language IN ({packaged})
+            JOIN import_targets t ON t.file = v.file AND t.local = v.local
+            JOIN symbols s ON s.file = t.target AND s.type = 'function'
+             AND s.qualified_name = CASE WHEN t.member IS NULL THEN v.rest
+                                         WHEN v.rest IS NULL THEN t.member
+                                         ELSE t.member || '.' || v.rest END
+        ),
+        result_cls AS (
+            -- ... whose declared result (``*Store``, ``(*Store, error)``) is a type of the
+            -- function's own package.
+            SELECT x.rid, min(d.id) AS cls
+            FROM fn_named x
+            JOIN ({_PACKAGE_KEYS}) ff ON ff.path = x.file
+            JOIN ({_PACKAGE_KEYS}) df ON df.pkgkey = ff.pkgkey AND df.language = ff.language
+            JOIN symbols d ON d.file = df.path AND d.type = 'declaration'
+             AND d.qualified_name = regexp_extract(x.signature, '{_DECLARED_RESULT}', 1)
+            GROUP BY x.rid HAVING count(DISTINCT d.id) = 1
+        ),
+        field_cls AS (
+            -- Go: ``c.engine.Run()`` with ``c`` a Context: the prefix is a field of a type
+            -- of the package, whose declared type (``engine *Engine``) is one too.
+            SELECT m.rid, min(d.id) AS cls
+            FROM member_refs m
+            JOIN ({_PACKAGE_KEYS}) rf ON rf.path = m.file
+            JOIN ({_PACKAGE_KEYS}) sf ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language
+            JOIN symbols fs ON fs.file = sf.path AND fs.qualified_name = m.prefix
+                           AND fs.type = 'member' AND fs.kind = 'field'
+            JOIN ({_PACKAGE_KEYS}) df ON df.pkgkey = sf.pkgkey AND df.language = sf.language
+            JOIN symbols d ON d.file = df.path AND d.type = 'declaration'
+             AND d.qualified_name = regexp_extract(fs.signature, '{_FIELD_TYPE}', 1)
+            WHERE rf.language IN ({packaged})
+            GROUP BY m.rid HAVING count(DISTINCT d.id) = 1
         )
         SELECT m.rid, m.hint, m.member, c.cls
         FROM member_refs m
-        JOIN (SELECT * FROM local_cls UNION ALL SELECT * FROM import_cls) c ON c.rid = m.rid
+        JOIN (SELECT * FROM local_cls UNION ALL SELECT * FROM package_cls
+              UNION ALL SELECT * FROM import_cls UNION ALL SELECT * FROM result_cls
+              UNION ALL SELECT * FROM field_cls) c
+          ON c.rid = m.rid
         """
     ).fetchall()
     if not rows:
@@ -881,6 +952,42 @@ def _constructor_edges(con: duckdb.DuckDBPyConnection) -> None:
         con.executemany("INSERT INTO new_edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)", out)
 
 
+def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
+    """Go: a call bound to an interface's method (``r.Get()`` with ``r Reader``) may run
+    the method of each project type that ``implements`` the interface (``method_set``
+    edges): one ``ambiguous`` edge (0.5) to each, beside the certain edge to the interface
+    method. The implementing type's method may be declared in any file of its package."""
+    langs = ", ".join(f"'{name}'" for name in _method_set_languages())
+    if not langs:
+        return
+    con.execute(
+        f"""
+        INSERT INTO new_edges
+        WITH impl AS (
+            SELECT src, dst FROM new_edges WHERE kind = 'implements'
+            UNION
+            SELECT src, dst FROM edges
+            WHERE kind = 'implements' AND file NOT IN (SELECT path FROM scope)
+        ),
+        keys AS ({_PACKAGE_KEYS})
+        SELECT e.src, min(m.id), 'call', {CONFIDENCE["ambiguous"]}, 'ambiguous',
+               e.file, min(e.line), sum(e.count)
+        FROM new_edges e
+        JOIN symbols im ON im.id = e.dst AND im.type = 'function'
+        JOIN symbols iface ON iface.id = im.parent_id AND iface.kind = 'interface'
+        JOIN keys ik ON ik.path = iface.file AND ik.language IN ({langs})
+        JOIN impl ON impl.dst = iface.id
+        JOIN symbols t ON t.id = impl.src
+        JOIN keys tk ON tk.path = t.file
+        JOIN keys mk ON mk.pkgkey = tk.pkgkey AND mk.language = tk.language
+        JOIN symbols m ON m.file = mk.path AND m.type = 'function' AND m.kind = 'method'
+                      AND m.qualified_name = t.qualified_name || '.' || im.name
+        WHERE e.kind = 'call'
+        GROUP BY e.src, t.id, e.file
+        """
+    )
+
+
 class _Hierarchy:
     """Classes, their bases in order and their methods, read from the tables: ``inherits``
     edges of the files being rebuilt come from ``new_edges``, the others from ``edges``;
@@ -914,6 +1021,8 @@ class _Hierarchy:
         self.bases = {k: [d for _p, d in sorted(v)] for k, v in bases.items()}
         self._mro: dict[str, list[str]] = {}
         self._methods: dict[str, dict[str, tuple[str, str]]] = {}
+        self._declared: dict[str, tuple[str, str]] = {}  # Go type id -> package, name
+        self._package_methods: dict[tuple[str, str], str] = {}  # (package, Type.m) -> id
         self._loaded = False
 
     def _load_members(self) -> None:
@@ -927,6 +1036,24 @@ class _Hierarchy:
             "WHERE parent_id IS NOT NULL GROUP BY parent_id, name"
         ).fetchall():
             self._methods.setdefault(parent, {})[name] = (sid, typ)
+        # Go: a method may be declared in another file of its type's package (its parent
+        # there is that file): found by the qualified name ``Type.method`` in the package.
+        langs = ", ".join(f"'{name}'" for name in _method_set_languages())
+        if not langs:
+            return
+        for kind, key, qname, sid in self.con.execute(
+            f"""
+            SELECT s.type, k.pkgkey, s.qualified_name, min(s.id)
+            FROM symbols s JOIN ({_PACKAGE_KEYS}) k ON k.path = s.file
+            WHERE k.language IN ({langs})
+              AND (s.type = 'declaration' OR (s.type = 'function' AND s.kind = 'method'))
+            GROUP BY ALL
+            """
+        ).fetchall():
+            if kind == "declaration":
+                self._declared[sid] = (key, qname)
+            else:
+                self._package_methods[(key, qname)] = sid
 
     def mro(self, cls: str) -> list[str]:
         """C3 linearisation; a hierarchy C3 rejects (or a cycle) falls back to depth-first
@@ -964,6 +1091,11 @@ class _Hierarchy:
             hit = self._methods.get(c, {}).get(member)
             if hit is not None:
                 return hit[0] if hit[1] == "function" else None
+            declared = self._declared.get(c)
+            if declared is not None:
+                sid = self._package_methods.get((declared[0], f"{declared[1]}.{member}"))
+                if sid is not None:
+                    return sid
         return None
 
 

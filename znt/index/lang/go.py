@@ -13,8 +13,10 @@ from __future__ import annotations
 import os
 import posixpath
 import re
+from typing import Any
 
 from znt.index.languages import Candidate, ImportRef, LanguageSpec, current_root
+from znt.index.syntax import RETURN, SIMPLE, SyntaxRules, Value, node_text, normalize_expr
 
 _MODULE_LINE = re.compile(r"^\s*module\s+(\"[^\"]+\"|`[^`]+`|\S+)", re.MULTILINE)
 _MAJOR_VERSION = re.compile(r"v[0-9]+\Z")
@@ -121,6 +123,27 @@ DIR_IMPORT_EXCLUDES = ("_test.go",)
 # ``znt.graph.resolve`` derives those edges inside a package.
 IMPLEMENTS_BY_METHOD_SET = True
 
+
+class GoSyntax(SyntaxRules):
+    """Go's trees for the type flow: only what a name holds. go.scm's ``@binding`` matches
+    name the type a variable holds an instance of (a parameter's or ``var``'s declared
+    type, ``T{}``, ``&T{}``, a type assertion, a call whose result is what its function
+    returns) and, without ``@binding.name``, a function's declared result type. Go has no
+    decorators, and arguments bind no parameters here (a parameter's type already says
+    what it holds)."""
+
+    def bindings(self, node: Any, caps: dict[str, Any]) -> list[tuple[int, str, Value]]:
+        value = caps.get("binding.instance")
+        if not value:
+            return []
+        expr = normalize_expr(node_text(value[0]))
+        if not SIMPLE.match(expr):
+            return []
+        names = caps.get("binding.name")
+        name = normalize_expr(node_text(names[0])) if names else RETURN
+        return [(int(node.start_byte), name, Value(expr, True))]
+
+
 SPEC = LanguageSpec(
     name="go",
     grammar="go",
@@ -136,6 +159,7 @@ SPEC = LanguageSpec(
     comment_types=("comment",),
     wrapper_types=(),
     body_fields=("body",),
+    syntax=GoSyntax(),
     module_name=module_name,
     local_name=local_name,
     import_candidates=import_candidates,

@@ -76,7 +76,11 @@
 (interface_type (type_elem . [(type_identifier) (qualified_type)] @reference.inherits .))
 
 ; -- calls -------------------------------------------------------------------------------
-(call_expression function: [(identifier) (selector_expression)] @callee) @reference.call
+; Builtins (`len`, `make`, `append`, ...) and conversions to predeclared types (`int(x)`,
+; `string(b)`) are part of the language, not calls of anything a project or a package
+; defines: neither edges nor unresolved calls.
+(call_expression function: (identifier) @callee (#not-match? @callee "^(append|cap|clear|close|complex|copy|delete|imag|len|make|max|min|new|panic|print|println|real|recover|any|bool|byte|comparable|complex64|complex128|error|float32|float64|int|int8|int16|int32|int64|rune|string|uint|uint8|uint16|uint32|uint64|uintptr)$")) @reference.call
+(call_expression function: (selector_expression) @callee) @reference.call
 ; An explicitly instantiated generic function: Map[int](xs).
 (call_expression function: (index_expression operand: [(identifier) (selector_expression)] @callee)) @reference.call
 
@@ -100,3 +104,20 @@
 ; -- imports: one match per import spec ---------------------------------------------------
 (import_spec !name path: (_) @import.module) @import
 (import_spec name: [(package_identifier) (blank_identifier) (dot)] @import.alias path: (_) @import.module) @import
+
+; -- type flow: what a name holds (docs/languages.md, "Call resolution") -----------------
+; A parameter or `var x T` of a named type or a pointer to one holds an instance of it, as
+; do `x := T{...}`, `x := &T{...}` and `x := NewT()` (a call: what it returns, below).
+(parameter_declaration name: (identifier) @binding.name type: [(type_identifier) (qualified_type)] @binding.instance) @binding
+(parameter_declaration name: (identifier) @binding.name type: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)) @binding
+(var_spec name: (identifier) @binding.name type: [(type_identifier) (qualified_type)] @binding.instance) @binding
+(var_spec name: (identifier) @binding.name type: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)) @binding
+(short_var_declaration left: (expression_list . (identifier) @binding.name .) right: (expression_list . (composite_literal type: [(type_identifier) (qualified_type)] @binding.instance) .)) @binding
+(short_var_declaration left: (expression_list . (identifier) @binding.name .) right: (expression_list . (unary_expression operand: (composite_literal type: [(type_identifier) (qualified_type)] @binding.instance)) .)) @binding
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.instance))) @binding
+; A type assertion names the type: `v := x.(*T)`, `v, ok := x.(T)`.
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (type_assertion_expression type: [(type_identifier) (qualified_type)] @binding.instance))) @binding
+(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (type_assertion_expression type: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)))) @binding
+; What a function returns, by its declared result: `func New() *Engine` returns an Engine.
+(function_declaration result: [(type_identifier) (qualified_type)] @binding.instance) @binding
+(function_declaration result: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)) @binding

@@ -1,0 +1,78 @@
+"""Go type flow (docs/languages.md, "Call resolution"): the receiver type of a call from the
+receiver, parameters, declared and inferred locals, a constructor's declared result, type
+assertions and embedded-struct promotion; builtins and conversions are no calls at all.
+Each rule has a negative case that must stay unbound."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import edges, query, scanned_copy
+
+LANG = "lang/go_types"
+CTX = "shop/context.go"
+ENGINE = "shop/engine.go"
+H = "shop/handlers.go"
+
+
+@pytest.fixture(scope="module")
+def root(tmp_path_factory):
+    return scanned_copy(tmp_path_factory, LANG)
+
+
+@pytest.fixture(scope="module")
+def calls(root):
+    return {e for e in edges(root, "call") if not e[1].startswith("ext::")}
+
+
+@pytest.mark.parametrize(
+    ("caller", "callee"),
+    [
+        (f"{H}::param", f"{CTX}::Context.Next"),  # a parameter's declared type
+        (f"{H}::declared", f"{CTX}::Context.Abort"),  # var c Context
+        (f"{H}::literal", f"{CTX}::Context.Next"),  # c := Context{}
+        (f"{H}::pointer", f"{CTX}::Context.Abort"),  # c := &Context{}
+        (f"{H}::constructed", f"{ENGINE}::Engine.Run"),  # New() declares *Engine
+        (f"{H}::opened", f"{ENGINE}::Engine.Run"),  # Open() declares (*Engine, error)
+        (f"{H}::asserted", f"{CTX}::Context.Next"),  # c := v.(*Context)
+        (f"{H}::promoted", f"{ENGINE}::RouterGroup.Handle"),  # embedded RouterGroup
+        ("shop/handlers_test.go::TestAbort", f"{CTX}::Context.Abort"),
+        # across packages: through the import, the declared result and promotion
+        ("api/client.go::Serve", f"{ENGINE}::Engine.Run"),
+        ("api/client.go::Serve", f"{ENGINE}::RouterGroup.Handle"),
+        ("api/client.go::Serve", f"{CTX}::Context.Next"),  # var c *shop.Context
+    ],
+)
+def test_typed_receiver_is_bound(calls, caller, callee):
+    assert (caller, callee) in calls
+
+
+def test_same_named_method_of_another_type_is_never_bound(calls):
+    assert not {e for e in calls if e[1] == "shop/other.go::Other.Next"}
+
+
+def test_untyped_receiver_stays_local(root, calls):
+    assert not {e for e in calls if e[0] == f"{H}::untyped"}
+    rows = query(
+        root,
+        "SELECT dst, resolution FROM edges WHERE kind = 'call' AND src = ?",
+        [f"{H}::untyped"],
+    )
+    assert rows == [("ext::c.Next", "local")]
+
+
+def test_builtins_and_conversions_are_no_calls(root):
+    rows = query(root, "SELECT dst FROM edges WHERE kind = 'call' AND src = ?", [f"{H}::builtins"])
+    assert rows == []
+
+
+def test_interface_call_binds_the_method_and_each_implementation(root):
+    rows = query(
+        root,
+        "SELECT dst, resolution FROM edges WHERE kind = 'call' AND src = ? ORDER BY dst",
+        ["shop/iface.go::ping"],
+    )
+    assert rows == [
+        ("shop/context.go::Context.Next", "ambiguous"),  # Context implements Stepper
+        ("shop/iface.go::Stepper.Next", "assigned"),
+    ]
