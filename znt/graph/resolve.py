@@ -65,6 +65,9 @@ IMPORTED_NAME = """SELECT ri.rid, t.target AS tfile, ri.hint,
             FROM ref_imports ri
             JOIN import_targets t ON t.file = ri.file AND t.local = ri.local"""
 
+# The member a default import binds (``import X from``, ``require``; javascript.py).
+_DEFAULT_MEMBER = "default"
+
 CONFIDENCE = {
     "contains": 1.0,
     "same_scope": 1.0,
@@ -420,6 +423,28 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         JOIN symbols s ON s.file = w.tfile AND s.qualified_name = w.qname
         WHERE s.type IN ('function', 'declaration', 'member')
         QUALIFY row_number() OVER (PARTITION BY w.rid ORDER BY s.id) = 1
+        """
+    )
+    # CommonJS: ``const m = require('./m'); m.run()`` where m.js has no default export
+    # (no ``module.exports = ...`` row) but defines ``exports.run = ...``: the module
+    # object's member is the file's top-level name.
+    con.execute(
+        f"""
+        INSERT INTO ref_targets
+        WITH wanted AS (
+            {IMPORTED_NAME}
+            ANTI JOIN ref_targets rt ON rt.rid = ri.rid
+            WHERE (ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?'))
+              AND t.member = '{_DEFAULT_MEMBER}' AND ri.rest IS NOT NULL
+        )
+        SELECT w.rid, min(s.id), 'import'
+        FROM wanted w
+        JOIN ref_imports ri ON ri.rid = w.rid
+        JOIN symbols s ON s.file = w.tfile AND s.qualified_name = ri.rest
+                      AND s.type IN ('function', 'declaration')
+        ANTI JOIN (SELECT file FROM refs WHERE kind = 'exports' AND expr = '{_DEFAULT_MEMBER}') x
+          ON x.file = w.tfile
+        GROUP BY w.rid
         """
     )
     # What an imported function returns (``a = func(); a()``): the functions its file's

@@ -33,6 +33,23 @@
 (program (export_statement declaration: (lexical_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function)))))
 (program (export_statement declaration: (variable_declaration (variable_declarator value: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function)))))
 
+; Functions assigned to members at module level, named as a reader calls them:
+; `app.use = function use() {}` -> `app.use` (its `this` is `app`: `this.set()` is `app.set`),
+; `Foo.prototype.bar = function () {}` -> `Foo.bar`, `exports.x = ...` and
+; `module.exports.x = ...` -> `x` (what `require('./m').x` names), `module.exports = function
+; f() {}` -> `f`, the file's default export. Arrow functions for exported names (not for
+; `obj.x = () => ...`: an arrow's `this` is not `obj`).
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @qualifier property: (property_identifier) @name) right: [(function_expression) (generator_function)]) @definition.method) (#not-match? @qualifier "^(exports|module)$"))
+(program (expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @qualifier property: (property_identifier) @_proto) property: (property_identifier) @name) right: [(function_expression) (generator_function)]) @definition.method) (#eq? @_proto "prototype"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_exports property: (property_identifier) @name) right: [(function_expression) (arrow_function) (generator_function)]) @definition.function) (#eq? @_exports "exports"))
+(program (expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) property: (property_identifier) @name) right: [(function_expression) (arrow_function) (generator_function)]) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (function_expression name: (identifier) @name)) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
+; `module.exports = { run() {}, stop: function () {} }`: the exported object's functions
+; are the file's own names (`require('./m').run`); the object has no name, so a
+; `this.x()` in them stays unbound.
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (method_definition name: (property_identifier) @name) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function) (generator_function)]) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
+
 ; Module-level `const f = () => ...` / `function () {}` are functions.
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
 (program (variable_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))
@@ -64,7 +81,9 @@
 ; ---------------------------------------------------------------------------- calls
 ; The callee expression is kept as written (`a.b.c`, `this.m`, `obj?.m`); dynamic callees
 ; (`f()()`, `handlers[k]()`) and `super(...)` are not references to a name.
-(call_expression function: [(identifier) (member_expression)] @callee) @reference.call
+; `require('./m')` loads a module (an import), it calls nothing of the project's.
+(call_expression function: (identifier) @callee (#not-eq? @callee "require")) @reference.call
+(call_expression function: (member_expression) @callee) @reference.call
 (new_expression constructor: [(identifier) (member_expression)] @callee) @reference.new
 
 ; Decorators are calls of the decorator expression (`@dec` and `@dec(...)`, the latter
@@ -105,6 +124,9 @@
 (export_statement "default" @export.default value: (identifier) @export.value) @export
 (export_statement (export_clause (export_specifier name: (identifier) @export.value alias: (_) @export.name)) !source) @export
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (identifier) @export.value) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
+; `module.exports = function f() {}` and the chain `exports = module.exports = f`.
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (function_expression name: (identifier) @export.value)) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
+(program (expression_statement (assignment_expression left: (identifier) right: (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (identifier) @export.value) @export.default) (#eq? @_module "module") (#eq? @_exports "exports")) @export)
 
 ; ---------------------------------------------------------------------------- imports
 ; import X from 'm'            -> the default export, bound to X
