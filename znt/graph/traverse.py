@@ -15,6 +15,7 @@ carry a start node's name (possible callers the index could not bind).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -176,17 +177,26 @@ def resolve(
                     return True
         return False
 
-    tiers: list[tuple[str, Any]] = [
+    tiers: list[tuple[str, Any | None]] = [
         ("id", lambda r: r[0] == text),
         ("qualified_name", lambda r: r[3] == text),
         ("module_qualified_name", module_qualified),
         ("name", lambda r: r[2] == text),
         ("qualified_name_suffix", lambda r: r[3].endswith("." + text)),
     ]
-    for tier, test in tiers:
-        hits = [r for r in rows if test(r)]
+    docs = _resource_suffixes()
+    # Last, a name a package re-exports (``requests.get``: ``from .api import get``).
+    for tier, test in [*tiers, ("re_export", None)]:
+        if test is not None:
+            hits = [r for r in rows if test(r)]
+        else:
+            hits = _reexported(con, parts) if len(parts) > 1 else []
         if not hits:
             continue
+        # Code before documentation: a Markdown heading named like a class never makes
+        # the class ambiguous (search still finds both).
+        code = [r for r in hits if not (r[1] or "").lower().endswith(docs)]
+        hits = code or hits
         if tier == "id":
             return Match(text, [text], tier, hits[0][3] or text)
         # The several definitions of one name in one file (overloads, redefinitions: ids
@@ -208,6 +218,37 @@ def resolve(
     raise NotFound(
         f"{what} not found in the index: {text}", query=text, suggestions=_suggest(con, text, forms)
     )
+
+
+@functools.cache
+def _resource_suffixes() -> tuple[str, ...]:
+    """The extensions of the resource languages (Markdown): sections, not code."""
+    from znt.index.languages import all_languages
+
+    return tuple(ext for spec in all_languages() if spec.resource for ext in spec.extensions)
+
+
+def _reexported(con: Any, parts: list[str]) -> list[Any]:
+    """``requests.get`` where ``requests/__init__.py`` does ``from .api import get``: the
+    symbol a package's module imports under that name, in the files it imports (one
+    step). Rows shaped like ``resolve``'s."""
+    for i in range(len(parts) - 1, 0, -1):
+        module, local, rest = ".".join(parts[:i]), parts[i], parts[i + 1 :]
+        rows = con.execute(
+            """
+            SELECT DISTINCT s.id, s.file, s.name, s.qualified_name, s.start_line, t.module_name
+            FROM files f
+            JOIN imports i ON i.file = f.path AND i.local = ?
+            JOIN edges e ON e.src = f.path AND e.kind = 'imports'
+            JOIN files t ON t.path = e.dst
+            JOIN symbols s ON s.file = e.dst AND s.qualified_name = concat_ws('.', coalesce(i.name, ?), ?)
+            WHERE f.module_name = ?
+            """,
+            [local, local, ".".join(rest) if rest else None, module],
+        ).fetchall()
+        if rows:
+            return rows
+    return []
 
 
 def _indexed_file(con: Any, forms: list[str]) -> str | None:
