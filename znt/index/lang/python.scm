@@ -55,6 +55,10 @@
 (return_statement [(identifier) (attribute)] @binding.alias) @binding
 (typed_parameter (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.instance)) @binding
 (typed_default_parameter name: (identifier) @binding.name type: (type [(identifier) (attribute)] @binding.instance)) @binding
+; ``with Session() as s``: the instance (``__enter__`` returns it, as it nearly always does).
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.instance) alias: (as_pattern_target (identifier) @binding.name))) @binding
+; ``def make(...) -> Cls``: what the function returns is an instance of its annotated class.
+(function_definition return_type: (type [(identifier) (attribute)] @binding.instance)) @binding
 
 ; Names bound locally inside functions shadow outer and imported names.
 (parameters (identifier) @local)
