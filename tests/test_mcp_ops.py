@@ -85,6 +85,11 @@ def test_structured_results_equal_the_cli_json(project: Path) -> None:
         ),
         ({"file": "pkg/c.py"}, ("outline", "pkg/c.py"), "outline"),
         ({"file": "pkg/c.py", "include_code": True}, ("outline", "pkg/c.py", "--code"), "outline"),
+        (
+            {"file": "pkg/c.py", "include_members": True},
+            ("outline", "pkg/c.py", "--members"),
+            "outline",
+        ),
         ({"target": "step_b", "limit": 3}, ("similar", "step_b", "--limit", "3"), "similar"),
         ({}, ("logs",), "logs"),
     ]

@@ -165,12 +165,15 @@ def _project_for_read(project_path: str | None) -> Project:
     return project
 
 
-def outline(file: str, *, code: bool = False, project_path: str | None = None) -> dict[str, Any]:
-    """The file's top-level non-member symbols in line order (the original's file outline)."""
+def outline(
+    file: str, *, code: bool = False, members: bool = False, project_path: str | None = None
+) -> dict[str, Any]:
+    """The file's top-level non-member symbols in line order (the original's file outline;
+    Go methods count as top level); ``members``: nested symbols too."""
     from znt.features import outline as outline_mod
 
     project = _project_for_read(project_path)
-    return _doc("outline", outline_mod.outline(project, file, code=code))
+    return _doc("outline", outline_mod.outline(project, file, code=code, members=members))
 
 
 # -- stats -------------------------------------------------------------------------------

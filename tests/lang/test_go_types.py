@@ -76,3 +76,31 @@ def test_interface_call_binds_the_method_and_each_implementation(root):
         ("shop/context.go::Context.Next", "ambiguous"),  # Context implements Stepper
         ("shop/iface.go::Stepper.Next", "assigned"),
     ]
+
+
+def test_outline_lists_go_methods_as_top_level(root):
+    from znt import api
+
+    doc = api.outline(str(root / CTX), project_path=str(root))
+    assert [s["qualified_name"] for s in doc["symbols"]] == [
+        "Context",
+        "Context.Next",
+        "Context.Abort",
+    ]
+    # An interface's methods are its members, not declarations of the file.
+    doc = api.outline(str(root / "shop/iface.go"), project_path=str(root))
+    assert [s["qualified_name"] for s in doc["symbols"]] == ["Stepper", "ping"]
+
+
+def test_outline_members_nests_fields_and_interface_methods(root):
+    from znt import api
+
+    doc = api.outline(str(root / "shop/iface.go"), members=True, project_path=str(root))
+    assert [(s["qualified_name"], s["depth"]) for s in doc["symbols"]] == [
+        ("Stepper", 0),
+        ("Stepper.Next", 1),
+        ("Stepper.Abort", 1),
+        ("ping", 0),
+    ]
+    doc = api.outline(str(root / CTX), members=True, project_path=str(root))
+    assert ("Context.index", 1) in [(s["qualified_name"], s["depth"]) for s in doc["symbols"]]

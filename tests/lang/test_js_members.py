@@ -88,3 +88,11 @@ def test_untyped_receiver_stays_local(root):
         [f"{APP}::handle"],
     )
     assert rows == [("ext::req.use", "local")]
+
+
+def test_outline_lists_member_functions(root):
+    from znt import api
+
+    doc = api.outline(str(root / APP), project_path=str(root))
+    names = [s["qualified_name"] for s in doc["symbols"]]
+    assert names[:4] == ["app.init", "app.defaultConfiguration", "app.set", "other.reset"]

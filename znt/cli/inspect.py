@@ -24,14 +24,16 @@ def status_cmd(ctx: click.Context, path: str | None, fmt: str | None) -> None:
 @click.command("outline")
 @click.argument("file")
 @click.option("--code", is_flag=True, help="Include each symbol's source.")
+@click.option("--members", is_flag=True, help="Also nested symbols (methods, fields, ...).")
 @FORMAT
 @common_options
 @click.pass_context
-def outline_cmd(ctx: click.Context, file: str, code: bool, fmt: str | None) -> None:
+def outline_cmd(ctx: click.Context, file: str, code: bool, members: bool, fmt: str | None) -> None:
     """FILE's top-level symbols by line."""
     from znt import api
 
-    emit(ctx, api.outline(file, code=code, project_path=settings(ctx).project), fmt, "outline")
+    doc = api.outline(file, code=code, members=members, project_path=settings(ctx).project)
+    emit(ctx, doc, fmt, "outline")
 
 
 @click.command("stats")

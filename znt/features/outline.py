@@ -9,9 +9,15 @@ from znt.features.paths import close_paths, relative_path
 from znt.features.status import freshness
 from znt.project import Project
 
+# Languages whose methods are top-level declarations of the file (Go's ``func (r *T) M()``):
+# the default outline lists them beside the types, as the original's did.
+_TOP_LEVEL_METHODS = ("go",)
 
-def outline(project: Project, file: str, *, code: bool) -> dict[str, Any]:
-    """The file's top-level non-member symbols in line order (the original's file outline)."""
+
+def outline(project: Project, file: str, *, code: bool, members: bool = False) -> dict[str, Any]:
+    """The file's top-level non-member symbols in line order (the original's file outline;
+    Go methods count as top level), or with ``members`` every symbol of the file, nested
+    ones too (each with its ``parent_id`` and ``depth``)."""
     from znt.index import store
 
     rel = relative_path(project, file)
@@ -26,15 +32,19 @@ def outline(project: Project, file: str, *, code: bool) -> dict[str, Any]:
                 file_path=rel,
                 suggestions=close_paths(rel, paths),
             )
+        top_level_methods = frow[1] in _TOP_LEVEL_METHODS
         rows = con.execute(
             """
-            SELECT id, name, qualified_name, type, kind, role, start_line, end_line,
-                   start_byte, end_byte, signature, doc
-            FROM symbols
-            WHERE file = ? AND parent_id = ? AND type <> 'member'
-            ORDER BY start_line, start_byte
+            SELECT s.id, s.name, s.qualified_name, s.type, s.kind, s.role, s.start_line,
+                   s.end_line, s.start_byte, s.end_byte, s.signature, s.doc, s.parent_id
+            FROM symbols s LEFT JOIN symbols p ON p.id = s.parent_id
+            WHERE s.file = ? AND s.id <> s.file
+              AND (? OR (s.parent_id = s.file AND s.type <> 'member')
+                   OR (? AND s.type = 'function' AND s.kind = 'method'
+                       AND p.parent_id = s.file AND p.kind <> 'interface'))
+            ORDER BY s.start_line, s.start_byte
             """,
-            [rel, rel],
+            [rel, members, top_level_methods],
         ).fetchall()
     symbols = []
     source: bytes | None = None
@@ -43,6 +53,7 @@ def outline(project: Project, file: str, *, code: bool) -> dict[str, Any]:
             source = (project.root / rel).read_bytes()
         except OSError:
             source = None
+    depth: dict[str, int] = {}
     for r in rows:
         item: dict[str, Any] = {
             "id": r[0],
@@ -56,6 +67,11 @@ def outline(project: Project, file: str, *, code: bool) -> dict[str, Any]:
             "signature": r[10] or "",
             "doc": r[11] or "",
         }
+        if members:
+            parent = r[12] if r[12] != rel else None
+            item["parent_id"] = parent
+            item["depth"] = depth.get(parent, -1) + 1 if parent else 0
+            depth[r[0]] = item["depth"]
         if code and source is not None:
             item["code"] = source[r[8] : r[9]].decode("utf-8", "replace")
         symbols.append(item)

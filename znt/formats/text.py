@@ -117,8 +117,10 @@ def outline(doc: dict[str, Any]) -> str:
     lines = [f"[file_outline] {doc['file']} ({doc['total_symbols']} symbols)"]
     for s in doc["symbols"]:
         sig = s["signature"] or s["name"]
+        indent = "  " * s.get("depth", 0)
         lines.append(
-            f"L{s['start_line']}-{s['end_line']} {s['type']}/{s['kind']} {s['qualified_name']}: {sig}"
+            f"{indent}L{s['start_line']}-{s['end_line']} {s['type']}/{s['kind']} "
+            f"{s['qualified_name']}: {sig}"
         )
         if "code" in s:
             lines.extend("    " + ln for ln in s["code"].splitlines())

@@ -158,7 +158,11 @@ TOOLS: dict[str, ToolDef] = {
             "outline",
             "Top-level symbols of one indexed file by line. Call before reading a large "
             "file. " + DATA_NOTE,
-            {"file": _s("Project-relative path"), "include_code": _b(default=False)},
+            {
+                "file": _s("Project-relative path"),
+                "include_code": _b(default=False),
+                "include_members": _b(default=False),
+            },
             required=("file",),
             aliases={"path": "file", "file_path": "file", "filepath": "file"},
         ),

@@ -295,7 +295,12 @@ class Toolbox:
     def _tool_outline(self, a: dict[str, Any]) -> Reply:
         root = self.project_root()
         rel = containment.confine(a["file"], root, what="file")
-        doc = api.outline(str(root / rel), code=a["include_code"], project_path=self._read_path())
+        doc = api.outline(
+            str(root / rel),
+            code=a["include_code"],
+            members=a["include_members"],
+            project_path=self._read_path(),
+        )
         return self._ok(doc, layouts.outline)
 
     def _tool_logs(self, a: dict[str, Any]) -> Reply:
