@@ -31,6 +31,22 @@ _CACHE = dis.opmap.get("CACHE", -1)
 _OPTIMIZED = inspect.CO_OPTIMIZED
 
 
+def _at_call(frame: FrameType) -> bool:
+    """Whether ``frame`` stands on a call instruction."""
+    code = frame.f_code.co_code
+    i = frame.f_lasti
+    while 0 < i < len(code) and code[i] == _CACHE:
+        i -= 2
+    return 0 <= i < len(code) and code[i] in _CALL_OPS
+
+
+def _wraps(wrapper: FrameType, callee: FrameType) -> bool:
+    """Whether ``wrapper`` is a closure over the function ``callee`` runs."""
+    names = wrapper.f_code.co_freevars
+    scope = wrapper.f_locals
+    return any(getattr(scope.get(n), "__code__", None) is callee.f_code for n in names)
+
+
 class Recorder:
     def __init__(self, root: Path) -> None:
         self.root = str(root.resolve()) + os.sep
@@ -52,12 +68,11 @@ class Recorder:
             if qual == "<module>":
                 out = module
             elif not code.co_flags & _OPTIMIZED:
-                # A class body: its calls run for the code around the class; running the
-                # body is no call of a function.
+                # A class body: its calls (decorators, class attributes) count for the class,
+                # as PyCG and znt name them; running the body is no call of a function.
                 if as_callee:
                     return None
-                kept = parts[:-1]
-                out = ".".join([module, *kept]) if kept else module
+                out = ".".join([module, *parts])
             elif anonymous:
                 if as_callee:
                     return None
@@ -82,12 +97,14 @@ class Recorder:
         src = self.name(caller.f_code, as_callee=False)
         if src is None:
             return
-        code = caller.f_code.co_code
-        i = caller.f_lasti
-        while i > 0 and i < len(code) and code[i] == _CACHE:
-            i -= 2
-        if 0 <= i < len(code) and code[i] in _CALL_OPS:
+        if _at_call(caller):
             self.edges.add((src, callee))
+            # A decorator's wrapper calling the function it wraps (``functools.wraps``):
+            # whoever called the wrapper called, as written, the decorated function.
+            if caller.f_code.co_freevars and caller.f_back is not None and _wraps(caller, frame):
+                outer = self.name(caller.f_back.f_code, as_callee=False)
+                if outer is not None and _at_call(caller.f_back):
+                    self.edges.add((outer, callee))
 
     def graph(self) -> dict[str, list[str]]:
         out: dict[str, list[str]] = {}
