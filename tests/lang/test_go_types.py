@@ -34,6 +34,7 @@ def calls(root):
         (f"{H}::pointer", f"{CTX}::Context.Abort"),  # c := &Context{}
         (f"{H}::constructed", f"{ENGINE}::Engine.Run"),  # New() declares *Engine
         (f"{H}::opened", f"{ENGINE}::Engine.Run"),  # Open() declares (*Engine, error)
+        (f"{H}::named", f"{CTX}::Context.Abort"),  # Pair() declares (c *Context, e *Engine)
         (f"{H}::asserted", f"{CTX}::Context.Next"),  # c := v.(*Context)
         (f"{H}::promoted", f"{ENGINE}::RouterGroup.Handle"),  # embedded RouterGroup
         ("shop/handlers_test.go::TestAbort", f"{CTX}::Context.Abort"),
