@@ -376,6 +376,7 @@ class Graph:
     symbols: dict[str, tuple[str, str, str, str, int, str | None]]
     modules: dict[str, str]  # file -> module name
     spans: dict[str, tuple[int, int]] = field(default_factory=dict)  # id -> start, end byte
+    kinds: dict[str, str] = field(default_factory=dict)  # id -> kind (``interface``, ...)
 
 
 def scan_case(case: Case, tmp: Path) -> Graph:
@@ -408,9 +409,10 @@ def scan_case(case: Case, tmp: Path) -> Graph:
             row[0]: (row[1], row[2])
             for row in con.execute("SELECT id, start_byte, end_byte FROM symbols").fetchall()
         }
+        kinds = dict(con.execute("SELECT id, kind FROM symbols").fetchall())
     finally:
         con.close()
-    return Graph(edges, symbols, modules, spans)
+    return Graph(edges, symbols, modules, spans, kinds)
 
 
 def dotted(graph: Graph, node: str, resolution: str | None, *, as_target: bool) -> str | None:
@@ -546,7 +548,7 @@ def go_edges(graph: Graph) -> set[Edge]:
         if sym is None or sym[2] not in ("function", "method"):
             return None
         file, qname, _typ, _name, _line, parent = sym
-        if parent is not None and graph.symbols.get(parent, ("", "", ""))[2] == "interface":
+        if parent is not None and graph.kinds.get(parent) == "interface":
             return None
         return f"{posixpath.dirname(file)}.{qname}"
 
