@@ -128,7 +128,7 @@ PINNED: dict[str, Pinned] = {
 
 def _run(cmd: list[str], **kw: object) -> subprocess.CompletedProcess[bytes]:
     print("+", " ".join(cmd), file=sys.stderr)
-    return subprocess.run(cmd, check=True, **kw)  # type: ignore[call-overload, no-any-return]
+    return subprocess.run(cmd, check=True, **kw)  # type: ignore[call-overload]
 
 
 def extract(mirror: Path, commit: str, dest: Path) -> None:
