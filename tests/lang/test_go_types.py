@@ -35,6 +35,7 @@ def calls(root):
         (f"{H}::constructed", f"{ENGINE}::Engine.Run"),  # New() declares *Engine
         (f"{H}::opened", f"{ENGINE}::Engine.Run"),  # Open() declares (*Engine, error)
         (f"{H}::named", f"{CTX}::Context.Abort"),  # Pair() declares (c *Context, e *Engine)
+        (f"{H}::fielded", f"{ENGINE}::Engine.Run"),  # c.engine: the field's declared type
         (f"{H}::asserted", f"{CTX}::Context.Next"),  # c := v.(*Context)
         (f"{H}::promoted", f"{ENGINE}::RouterGroup.Handle"),  # embedded RouterGroup
         ("shop/handlers_test.go::TestAbort", f"{CTX}::Context.Abort"),
@@ -104,4 +105,4 @@ def test_outline_members_nests_fields_and_interface_methods(root):
         ("ping", 0),
     ]
     doc = api.outline(str(root / CTX), members=True, project_path=str(root))
-    assert ("Context.index", 1) in [(s["qualified_name"], s["depth"]) for s in doc["symbols"]]
+    assert ("Context.engine", 1) in [(s["qualified_name"], s["depth"]) for s in doc["symbols"]]

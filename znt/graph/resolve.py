@@ -715,9 +715,7 @@ def _export_targets(con: duckdb.DuckDBPyConnection) -> None:
 # The named type a Go function's signature declares as its (first) result, after the last
 # parameter list: ``func New() *Engine``, ``func Open() (*DB, error)`` and the named
 # ``func Test() (c *Context, r *Engine)`` -> the type name.
-_DECLARED_RESULT = (
-    r"\)\s*\(?\s*(?:[A-Za-z_]\w*\s+)?\*?\s*([A-Za-z_]\w*)\s*(,[^()]*\))?\s*$"
-)
+_DECLARED_RESULT = r"\)\s*\(?\s*(?:[A-Za-z_]\w*\s+)?\*?\s*([A-Za-z_]\w*)\s*(,[^()]*\))?\s*$"
 
 
 # The named type of a Go struct field's declaration (``engine *Engine`` -> ``Engine``).

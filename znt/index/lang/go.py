@@ -140,8 +140,75 @@ class GoSyntax(SyntaxRules):
         if not SIMPLE.match(expr):
             return []
         names = caps.get("binding.name")
-        name = normalize_expr(node_text(names[0])) if names else RETURN
+        if not names:
+            return [(int(node.start_byte), RETURN, Value(expr, True))]
+        name = normalize_expr(node_text(names[0]))
+        if _is_receiver(node) or _declared_again(node, name):
+            return []
         return [(int(node.start_byte), name, Value(expr, True))]
+
+
+# Nodes that declare names inside a function, and the fields that hold those names.
+_DECLARING = {
+    "parameter_declaration": "name",
+    "variadic_parameter_declaration": "name",
+    "short_var_declaration": "left",
+    "var_spec": "name",
+    "range_clause": "left",
+    "receive_statement": "left",
+    "type_switch_statement": "alias",
+}
+_FUNCTIONS = ("function_declaration", "method_declaration")
+
+
+def _is_receiver(node: Any) -> bool:
+    """A method's receiver (``func (s *Square) Area()``): ``@receiver`` already makes
+    ``s.m()`` the type's method (``self_method``), and a binding would outrank that."""
+    parent = node.parent
+    return (
+        parent is not None
+        and parent.parent is not None
+        and parent.parent.type == "method_declaration"
+        and parent.parent.child_by_field_name("receiver") == parent
+    )
+
+
+_DECLARED: dict[tuple[int, int, int], dict[str, int]] = {}
+
+
+def _declared_again(node: Any, name: str) -> bool:
+    """Whether the function declaration around ``node`` declares ``name`` more than once
+    (a closure's parameter, a second ``:=``): bindings are not flow-sensitive, so which
+    of the two a call means depends on where it is, and the name binds nothing."""
+    top = node.parent
+    while top is not None and top.type not in _FUNCTIONS:
+        top = top.parent
+    if top is None:
+        return False
+    key = (top.start_byte, top.end_byte, hash(top.text))
+    counts = _DECLARED.get(key)
+    if counts is None:
+        if len(_DECLARED) > 256:
+            _DECLARED.clear()
+        counts = _DECLARED[key] = _declarations(top)
+    return counts.get(name, 0) > 1
+
+
+def _declarations(top: Any) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    stack = [top]
+    while stack:
+        n = stack.pop()
+        field = _DECLARING.get(n.type)
+        if field is not None:
+            for holder in n.children_by_field_name(field):
+                ids = [holder] if holder.type == "identifier" else holder.named_children
+                for ident in ids:
+                    if ident.type == "identifier":
+                        text = node_text(ident)
+                        counts[text] = counts.get(text, 0) + 1
+        stack.extend(n.named_children)
+    return counts
 
 
 SPEC = LanguageSpec(
