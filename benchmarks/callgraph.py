@@ -73,6 +73,7 @@ import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 Edge = tuple[str, str]
 
@@ -246,11 +247,18 @@ def load_jelly(path: Path) -> list[Case]:
 # -- real repositories (prepared by benchmarks/callgraph_inputs.py) ---------------------
 
 
-def _repo_dirs(path: Path) -> list[Path]:
-    """The prepared folder itself, or every prepared folder under it."""
-    if (path / "manifest.json").is_file():
-        return [path]
-    return sorted(p.parent for p in path.glob("*/manifest.json"))
+def _repos(path: Path, language: str) -> Iterable[tuple[Path, dict[str, Any]]]:
+    """(folder, manifest) of the prepared folder itself, or of every prepared folder under
+    it, for one language."""
+    dirs = (
+        [path]
+        if (path / "manifest.json").is_file()
+        else sorted(p.parent for p in path.glob("*/manifest.json"))
+    )
+    for d in dirs:
+        man = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
+        if man["language"] == language:
+            yield d, man
 
 
 def _go_name(fn: str, import_path: str) -> str | None:
@@ -280,10 +288,7 @@ def _go_name(fn: str, import_path: str) -> str | None:
 
 def load_go_repo(path: Path) -> list[Case]:
     cases = []
-    for d in _repo_dirs(path):
-        man = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
-        if man["language"] != "go":
-            continue
+    for d, man in _repos(path, "go"):
         src = d / "src"
         files = _read_files(src, (p for p in src.rglob("*.go") if p.is_file()))
         expected = set()
@@ -302,10 +307,7 @@ def load_go_repo(path: Path) -> list[Case]:
 
 def load_js_repo(path: Path) -> list[Case]:
     cases = []
-    for d in _repo_dirs(path):
-        man = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
-        if man["language"] != "js":
-            continue
+    for d, man in _repos(path, "js"):
         src = d / "src"
         spec = json.loads((d / "callgraph.json").read_text(encoding="utf-8"))
         files = _read_files(
@@ -336,10 +338,7 @@ def load_js_repo(path: Path) -> list[Case]:
 
 def load_py_repo(path: Path) -> list[Case]:
     cases = []
-    for d in _repo_dirs(path):
-        man = json.loads((d / "manifest.json").read_text(encoding="utf-8"))
-        if man["language"] != "python":
-            continue
+    for d, man in _repos(path, "python"):
         root = d / "src" / man["package_root"]
         files = _read_files(
             root,

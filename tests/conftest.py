@@ -104,6 +104,11 @@ def edges(root: Path, kind: str) -> set[tuple[str, str]]:
     return set(query(root, "SELECT src, dst FROM edges WHERE kind = ?", [kind]))
 
 
+def internal_calls(root: Path) -> set[tuple[str, str]]:
+    """The call edges between project symbols (no ``ext::`` node)."""
+    return {e for e in edges(root, "call") if not e[1].startswith("ext::")}
+
+
 def scanned_copy(tmp_path_factory: pytest.TempPathFactory, name: str) -> Path:
     """A scanned copy of ``tests/fixtures/<name>`` (for module-scoped fixtures)."""
     from znt import api

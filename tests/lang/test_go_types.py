@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, query, scanned_copy
+from tests.conftest import internal_calls, query, scanned_copy
 
 LANG = "lang/go_types"
 CTX = "shop/context.go"
@@ -22,7 +22,7 @@ def root(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def calls(root):
-    return {e for e in edges(root, "call") if not e[1].startswith("ext::")}
+    return internal_calls(root)
 
 
 @pytest.mark.parametrize(

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, query, scanned_copy
+from tests.conftest import internal_calls, query, scanned_copy
 
 LANG = "lang/js_members"
 APP = "lib/application.js"
@@ -21,7 +21,7 @@ def root(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def calls(root):
-    return {e for e in edges(root, "call") if not e[1].startswith("ext::")}
+    return internal_calls(root)
 
 
 def test_member_functions_are_top_level_symbols(root):
