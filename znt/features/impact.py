@@ -59,6 +59,8 @@ def impact(
             {d["name"] for i in touched if (d := details.get(i)) and d["type"] != "namespace"}
         )
         possible = tv.possible_callers(con, names, kinds)
+        tests = [n for n in details.values() if n.get("role") == "test"]
+        candidates = [] if tests else tv.possible_test_callers(con, names)
     deleted_missing = [c["path"] for c in changes if c["status"] == "deleted" and not c["in_index"]]
     if deleted_missing:
         warnings.append(
@@ -125,6 +127,9 @@ def impact(
         "changed": [n for n in nodes if n["start"]],
         "callers": [n for n in nodes if not n["start"]],
         "tests": [n for n in nodes if n.get("role") == "test"],
+        # No resolved edge reaches a test: tests whose unresolved calls carry a changed
+        # symbol's name may call it (a value of unknown type), listed as candidates.
+        "candidate_tests": candidates,
         "nodes": nodes,
         "edges": edges,
         "truncated": walk.truncated,

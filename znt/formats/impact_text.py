@@ -60,7 +60,14 @@ def render(doc: dict[str, Any]) -> str:
     tests = doc.get("tests", [])
     lines.append("")
     lines.append(f"Tests among them ({len(tests)}):")
-    if not tests:
+    candidates = doc.get("candidate_tests", [])
+    if not tests and candidates:
+        lines.append(
+            f"  (none through resolved calls; {len(candidates)} test(s) make unresolved calls "
+            "of a changed symbol's name and may call it:)"
+        )
+        lines.extend(f"  ?  {_name(n)}  {_where(n)}" for n in candidates)
+    elif not tests:
         lines.append("  (none found)")
     for n in tests:
         lines.append(f"  {_name(n)}  {_where(n)}")

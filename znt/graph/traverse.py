@@ -716,6 +716,28 @@ def possible_callers(con: Any, names: Sequence[str], kinds: Sequence[str]) -> in
     return int(row[0]) if row else 0
 
 
+def possible_test_callers(con: Any, names: Sequence[str], limit: int = 20) -> list[dict[str, Any]]:
+    """Tests with an unresolved call written with one of ``names`` as its last part
+    (``c.Abort()`` on a value of unknown type for ``Context.Abort``): candidates an impact
+    answer names when no resolved edge reaches a test, never counted as callers."""
+    if not names:
+        return []
+    names = sorted(set(names))[:MAX_NAME_CHECKS]
+    suffixes = [f"{sep}{n}" for n in names for sep in (".", "::")]
+    res_sql, res_params = _in("e.resolution", sorted(UNRESOLVED))
+    rows = con.execute(
+        f"""
+        SELECT DISTINCT s.id, s.name, s.qualified_name, s.file, s.start_line, s.end_line
+        FROM edges e JOIN symbols s ON s.id = e.src
+        WHERE e.kind = 'call' AND s.role = 'test' AND {res_sql} AND ("""
+        + " OR ".join("ends_with(e.dst, ?) OR e.dst = ?" for _ in suffixes)
+        + ") ORDER BY s.file, s.start_line LIMIT ?",
+        [*res_params, *(x for sfx in suffixes for x in (sfx, "ext::" + sfx[1:])), limit],
+    ).fetchall()
+    keys = ("id", "name", "qualified_name", "file", "start_line", "end_line")
+    return [dict(zip(keys, r, strict=True)) for r in rows]
+
+
 def completeness(
     walk: Walk,
     *,
