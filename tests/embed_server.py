@@ -64,7 +64,11 @@ class EmbedServer:
         close_times: int = 0,
         stop_after: int | None = None,
         redirect_to: str | None = None,
-        models: tuple[str, ...] = ("nomic-embed-text:latest", "all-minilm:latest"),
+        models: tuple[str, ...] = (
+            "nomic-embed-text:latest",
+            "all-minilm:latest",
+            "gemini-embedding-001",
+        ),
     ) -> None:
         self.dim = dim
         self.status = status
@@ -134,6 +138,15 @@ class EmbedServer:
         threading.Thread(target=self.stop, daemon=True).start()
 
     # -- answers ----------------------------------------------------------------------------
+
+    def _failure(self, n_request: int, auth: str) -> tuple[int, str] | None:
+        """The ordered failure for the Nth embed request, if any: (status, message)."""
+        if self.status is None or (self.status_times is not None and n_request > self.status_times):
+            return None
+        msg = f"server failure number {n_request}"
+        if self.echo_auth:
+            msg += f" (request had {auth})"
+        return self.status, msg
 
     def _vectors(self, texts: list[str], n_request: int) -> list[list[float]]:
         dim = self.dim + 3 if self.wrong_dim_on == n_request else self.dim
@@ -238,13 +251,9 @@ class EmbedServer:
                         msg += f": {auth}; header was Authorization: {auth}"
                     self._send(401, {"error": {"message": msg, "type": "invalid_request_error"}})
                     return
-                if server.status is not None and (
-                    server.status_times is None or n <= server.status_times
-                ):
-                    msg = f"server failure number {n}"
-                    if server.echo_auth:
-                        msg += f" (request had Authorization: {auth})"
-                    self._send(server.status, {"error": msg})
+                failure = server._failure(n, f"Authorization: {auth}")
+                if failure is not None:
+                    self._send(failure[0], {"error": failure[1]})
                     return
                 if server.not_json:
                     self._send(200, None, raw=b"<html>Bad gateway</html>")
@@ -289,13 +298,9 @@ class EmbedServer:
                         400, "INVALID_ARGUMENT", msg, details=[{"reason": "API_KEY_INVALID"}]
                     )
                     return
-                if server.status is not None and (
-                    server.status_times is None or n <= server.status_times
-                ):
-                    msg = f"server failure number {n}"
-                    if server.echo_auth:
-                        msg += f" (request had x-goog-api-key: {key})"
-                    self._google_error(server.status, "UNAVAILABLE", msg)
+                failure = server._failure(n, f"x-goog-api-key: {key}")
+                if failure is not None:
+                    self._google_error(failure[0], "UNAVAILABLE", failure[1])
                     return
                 if model not in {m.split(":")[0] for m in server.models}:
                     self._google_error(404, "NOT_FOUND", f"models/{model} is not found")

@@ -23,6 +23,20 @@ def server_env(extra: dict[str, str] | None = None, drop: tuple[str, ...] = ()) 
     return env
 
 
+def initialize_message(request_id: int) -> dict[str, Any]:
+    """The ``initialize`` request of a raw JSON-RPC client (for tests that read every byte)."""
+    return {
+        "jsonrpc": "2.0",
+        "id": request_id,
+        "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-11-25",
+            "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "0"},
+        },
+    }
+
+
 @asynccontextmanager
 async def connect(
     cwd: Path,

@@ -15,7 +15,7 @@ import anyio
 import pytest
 
 from tests.conftest import run_znt
-from tests.mcp_client import Answer, call, connect, ok, server_env
+from tests.mcp_client import Answer, call, connect, initialize_message, ok, server_env
 
 FILES = {
     "pkg/__init__.py": "",
@@ -269,16 +269,7 @@ def test_every_error_class_is_a_tool_error_and_the_server_goes_on(
 def test_stdout_carries_only_json_rpc(project: Path) -> None:
     """A raw subprocess: every line the server writes to stdout is a JSON-RPC message."""
     messages = [
-        {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "initialize",
-            "params": {
-                "protocolVersion": "2025-11-25",
-                "capabilities": {},
-                "clientInfo": {"name": "raw", "version": "0"},
-            },
-        },
+        initialize_message(1),
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
         {

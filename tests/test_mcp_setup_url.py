@@ -21,6 +21,7 @@ import pytest
 import yaml
 
 from tests.embed_server import EmbedServer
+from tests.mcp_client import initialize_message
 from tests.test_secrets import KEYRING_MODULE
 
 SECRET = "sk-test-FORMKEY-7e3d9a1c55b0f00d"
@@ -58,18 +59,7 @@ class RawServer:
         )
         self.wire: list[str] = []
         self._id = 0
-        self.send(
-            {
-                "jsonrpc": "2.0",
-                "id": self._next(),
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-11-25",
-                    "capabilities": {},
-                    "clientInfo": {"name": "raw", "version": "0"},
-                },
-            }
-        )
+        self.send(initialize_message(self._next()))
         self.read(self._id)
         self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
 
@@ -146,6 +136,13 @@ def dead(url: str) -> bool:
     return status == 410
 
 
+def wait_dead(url: str, why: str, timeout: float = 20) -> None:
+    deadline = time.monotonic() + timeout
+    while not dead(url):
+        assert time.monotonic() < deadline, why
+        time.sleep(0.1)
+
+
 def assert_key_nowhere(tmp_path: Path, wire: list[str], stderr: Path, keyring_file: Path) -> None:
     everything = "".join(wire) + stderr.read_text()
     assert SECRET not in everything and SECRET[8:] not in everything
@@ -213,10 +210,7 @@ def test_setup_url_takes_the_key_into_the_keyring_and_works_once(
             }
 
             # dead after one use
-            deadline = time.monotonic() + 10
-            while not dead(url):
-                assert time.monotonic() < deadline, "the setup URL still answers after use"
-                time.sleep(0.1)
+            wait_dead(url, "the setup URL still answers after use")
             again = server.call("setup_status", {"check_provider": True})
             assert again["credential"] == {
                 "configured": True,
@@ -253,10 +247,7 @@ def test_setup_url_dies_after_its_time(tmp_path: Path, env: dict[str, str]) -> N
         doc = server.call("setup", {"mode": "gemini"})
         url = doc["setup_url"]
         assert doc["setup_form"]["expires_in_s"] <= 1
-        deadline = time.monotonic() + 20
-        while not dead(url):
-            assert time.monotonic() < deadline, "the setup URL outlived its time"
-            time.sleep(0.1)
+        wait_dead(url, "the setup URL outlived its time")
         late = server.call("setup_status", {})
         assert late["setup_form"]["state"] == "expired" and late["setup_form"]["setup_url"] is None
         # a new setup call gives a new link; the old one stays dead

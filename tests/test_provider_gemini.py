@@ -1,16 +1,14 @@
 """The Gemini embedding driver against a real HTTP server on 127.0.0.1 that speaks the Gemini
 API (``models/<m>:embedContent`` / ``:batchEmbedContents``, ``x-goog-api-key``): batching,
 normalisation, the dimension check and a clear ProviderError for every way it can fail, as
-for the Ollama and OpenAI-compatible drivers (tests/test_providers_http.py)."""
+for the Ollama and OpenAI-compatible drivers (tests/test_providers_http.py runs the failures all three share)."""
 
 from __future__ import annotations
-
-import time
 
 import numpy as np
 import pytest
 
-from tests.embed_server import EmbedServer, dead_port, vector
+from tests.embed_server import EmbedServer, vector
 from znt.index.embed import ProviderConfig, ProviderError, make_embedder
 from znt.index.embed.gemini import MAX_BATCH, GeminiEmbedder
 
@@ -105,13 +103,6 @@ def test_empty_input_makes_no_request() -> None:
     assert out.shape[0] == 0 and out.dtype == np.float32
 
 
-def test_dimension_mismatch_between_batches() -> None:
-    with server(wrong_dim_on=2) as s, pytest.raises(ProviderError) as err:
-        gemini(s.gemini_url, batch_size=2).embed(["a", "b", "c", "d"])
-    assert "dimension mismatch: Gemini at" in err.value.message
-    assert "dimension 11 after 8" in err.value.message
-
-
 def test_http_503_is_retried_then_reported_in_google_error_shape() -> None:
     with server(status=503) as s:
         with pytest.raises(ProviderError) as err:
@@ -152,55 +143,10 @@ def test_unknown_model_404_says_what_to_check() -> None:
     assert "is no-such-model a Gemini embedding model?" in msg
 
 
-def test_timeout() -> None:
-    with server(sleep_s=2.0) as s:
-        emb = gemini(s.gemini_url, timeout_s=0.3)
-        started = time.monotonic()
-        with pytest.raises(ProviderError) as err:
-            emb.embed(["a"])
-        elapsed = time.monotonic() - started
-    assert "Gemini at" in err.value.message and "did not answer within 0.3s" in err.value.message
-    assert elapsed < 1.5  # timeouts are not retried
-
-
-def test_connection_refused() -> None:
-    port = dead_port()
-    with pytest.raises(ProviderError) as err:
-        gemini(f"http://127.0.0.1:{port}/v1beta").embed(["a"])
-    assert err.value.message.startswith(
-        f"cannot reach Gemini at http://127.0.0.1:{port}/v1beta: connection refused"
-    )
-
-
-def test_connection_closed_without_answer_is_retried() -> None:
-    with server(close_times=1) as s:
-        out = gemini(s.gemini_url).embed(["a"])
-        assert s.embed_requests == 2
-    assert out.shape == (1, 8)
-
-
-def test_malformed_answers() -> None:
-    with server(not_json=True) as s, pytest.raises(ProviderError) as err:
-        gemini(s.gemini_url).embed(["a", "b"])
-    assert "sent an answer that is not JSON" in err.value.message
-    with server(wrong_count=True) as s, pytest.raises(ProviderError) as err:
-        gemini(s.gemini_url).embed(["a", "b", "c"])
-    assert "returned 2 vectors for 3 texts" in err.value.message
+def test_a_single_text_answer_without_an_embedding_object() -> None:
     with server(wrong_count=True) as s, pytest.raises(ProviderError) as err:
         gemini(s.gemini_url).embed(["a"])
     assert "no 'embedding': {'values': [...]} object" in err.value.message
-    with server(nan=True) as s, pytest.raises(ProviderError) as err:
-        gemini(s.gemini_url).embed(["a", "b"])
-    assert "non-finite values" in err.value.message
-
-
-def test_redirects_are_refused_so_the_key_stays_put(monkeypatch) -> None:
-    monkeypatch.setenv("ZNT_TEST_GEMINI_KEY", "AIzaRedirectSecret-0001")
-    with server() as target, server(redirect_to=target.gemini_url) as s:
-        with pytest.raises(ProviderError) as err:
-            gemini(s.gemini_url, token_env="ZNT_TEST_GEMINI_KEY").embed(["a"])
-        assert target.requests == []
-    assert "redirected (HTTP 307)" in err.value.message
 
 
 def test_model_names_that_are_not_ids_are_refused() -> None:

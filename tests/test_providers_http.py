@@ -1,5 +1,6 @@
-"""The Ollama and OpenAI-compatible providers against a real HTTP server on 127.0.0.1:
-batching, normalisation, and a clear ProviderError for every way a server can fail."""
+"""The Ollama, OpenAI-compatible and Gemini providers against a real HTTP server on
+127.0.0.1: batching, normalisation, and a clear ProviderError for every way a server can
+fail (what only Gemini does is in tests/test_provider_gemini.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,11 @@ import pytest
 
 from tests.embed_server import EmbedServer, dead_port, vector
 from znt.index.embed import ProviderConfig, ProviderError, make_embedder
+from znt.index.embed.gemini import GeminiEmbedder
 from znt.index.embed.remote import RemoteEmbedder, batches, truncate_utf8
+
+KINDS = ["ollama", "openai", "gemini"]
+LABELS = {"ollama": "Ollama", "openai": "the OpenAI-compatible endpoint", "gemini": "Gemini"}
 
 
 def ollama(server_url: str, **kw: object) -> RemoteEmbedder:
@@ -21,6 +26,20 @@ def ollama(server_url: str, **kw: object) -> RemoteEmbedder:
 def openai(server_url: str, **kw: object) -> RemoteEmbedder:
     cfg = ProviderConfig(mode="openai", model="text-embedding-3-small", url=server_url, **kw)  # type: ignore[arg-type]
     return RemoteEmbedder(cfg, retries=2, backoff_s=0.01)
+
+
+def base_url(kind: str, server: EmbedServer) -> str:
+    return {"ollama": server.url, "openai": server.openai_url, "gemini": server.gemini_url}[kind]
+
+
+def driver(kind: str, url: str, **kw: object) -> RemoteEmbedder:
+    """The ``kind`` driver for the base ``url`` (see ``base_url``)."""
+    if kind == "ollama":
+        return ollama(url, **kw)
+    if kind == "openai":
+        return openai(url, **kw)
+    cfg = ProviderConfig(mode="gemini", model="gemini-embedding-001", url=url, **kw)  # type: ignore[arg-type]
+    return GeminiEmbedder(cfg, retries=2, backoff_s=0.01)
 
 
 def expected(texts: list[str], dim: int) -> np.ndarray:
@@ -92,12 +111,13 @@ def test_empty_input_makes_no_request() -> None:
     assert out.shape[0] == 0 and out.dtype == np.float32
 
 
-def test_dimension_mismatch_between_batches() -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_dimension_mismatch_between_batches(kind: str) -> None:
     with EmbedServer(wrong_dim_on=2) as server:
-        emb = ollama(server.url, batch_size=2)
+        emb = driver(kind, base_url(kind, server), batch_size=2)
         with pytest.raises(ProviderError) as err:
             emb.embed(["a", "b", "c", "d"])
-    assert "dimension mismatch" in err.value.message
+    assert f"dimension mismatch: {LABELS[kind]} at" in err.value.message
     assert "dimension 11 after 8" in err.value.message
 
 
@@ -133,30 +153,31 @@ def test_http_401_is_not_retried_and_names_the_key_setting(monkeypatch) -> None:
     assert "Incorrect API key provided" in msg
 
 
-def test_timeout() -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_timeout(kind: str) -> None:
     with EmbedServer(sleep_s=2.0) as server:
-        emb = ollama(server.url, timeout_s=0.3)
+        emb = driver(kind, base_url(kind, server), timeout_s=0.3)
         started = time.monotonic()
         with pytest.raises(ProviderError) as err:
             emb.embed(["a"])
         elapsed = time.monotonic() - started
+    assert f"{LABELS[kind]} at" in err.value.message
     assert "did not answer within 0.3s" in err.value.message
     assert elapsed < 1.5  # timeouts are not retried
 
 
-def test_connection_refused() -> None:
-    port = dead_port()
-    emb = ollama(f"http://127.0.0.1:{port}")
+@pytest.mark.parametrize("kind", KINDS)
+def test_connection_refused(kind: str) -> None:
+    url = f"http://127.0.0.1:{dead_port()}/v1"
     with pytest.raises(ProviderError) as err:
-        emb.embed(["a"])
-    assert err.value.message.startswith(
-        f"cannot reach Ollama at http://127.0.0.1:{port}: connection refused"
-    )
+        driver(kind, url).embed(["a"])
+    assert err.value.message.startswith(f"cannot reach {LABELS[kind]} at {url}: connection refused")
 
 
-def test_connection_closed_without_answer_is_retried() -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_connection_closed_without_answer_is_retried(kind: str) -> None:
     with EmbedServer(close_times=1) as server:
-        out = ollama(server.url).embed(["a"])
+        out = driver(kind, base_url(kind, server)).embed(["a"])
         assert server.embed_requests == 2
     assert out.shape == (1, 8)
 
@@ -183,29 +204,33 @@ def test_server_that_disappears_midway() -> None:
     assert f"cannot reach Ollama at {server.url}: connection refused" in err.value.message
 
 
-def test_malformed_json() -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_malformed_json(kind: str) -> None:
     with EmbedServer(not_json=True) as server, pytest.raises(ProviderError) as err:
-        openai(server.openai_url).embed(["a"])
+        driver(kind, base_url(kind, server)).embed(["a"])
     assert "sent an answer that is not JSON" in err.value.message
     assert "Bad gateway" in err.value.message
 
 
-def test_wrong_number_of_vectors() -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_wrong_number_of_vectors(kind: str) -> None:
     with EmbedServer(wrong_count=True) as server, pytest.raises(ProviderError) as err:
-        ollama(server.url).embed(["a", "b", "c"])
+        driver(kind, base_url(kind, server)).embed(["a", "b", "c"])
     assert "returned 2 vectors for 3 texts" in err.value.message
 
 
-def test_non_finite_values() -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_non_finite_values(kind: str) -> None:
     with EmbedServer(nan=True) as server, pytest.raises(ProviderError) as err:
-        openai(server.openai_url).embed(["a", "b"])
+        driver(kind, base_url(kind, server)).embed(["a", "b"])
     assert "non-finite values" in err.value.message
 
 
-def test_redirects_are_refused_so_the_key_stays_put(monkeypatch) -> None:
+@pytest.mark.parametrize("kind", KINDS)
+def test_redirects_are_refused_so_the_key_stays_put(kind: str, monkeypatch) -> None:
     monkeypatch.setenv("ZNT_TEST_KEY", "sk-test-redirect-secret-0001")
-    with EmbedServer() as target, EmbedServer(redirect_to=target.openai_url + "/embeddings") as s:
-        emb = openai(s.openai_url, token_env="ZNT_TEST_KEY")
+    with EmbedServer() as target, EmbedServer(redirect_to=base_url(kind, target)) as s:
+        emb = driver(kind, base_url(kind, s), token_env="ZNT_TEST_KEY")
         with pytest.raises(ProviderError) as err:
             emb.embed(["a"])
         assert target.requests == []  # the key never reached the other address

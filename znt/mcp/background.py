@@ -72,21 +72,37 @@ class ScanJobs:
 
     def start(self, root: Path, language: str | None) -> ScanJob:
         scan_id = f"scan_{os.getpid()}_{time.time_ns()}"
-        fd, name = tempfile.mkstemp(prefix="znt-mcp-scan-", suffix=".log")
-        cmd = [sys.executable, "-m", "znt", "scan", "-q", str(root)]
-        if language and language != "auto":
-            cmd += ["--language", language]
-        try:
-            process = subprocess.Popen(
-                cmd,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,  # never the MCP server's stdout
-                stderr=fd,
-                cwd=str(root),
-                start_new_session=True,  # survives the server and its client
-            )
-        finally:
-            os.close(fd)
-        job = ScanJob(scan_id, root, process, Path(name))
+        # its own session: it survives the server and its client (decision 0007)
+        process, stderr = spawn_znt(["scan", "-q"], root, language, "scan")
+        job = ScanJob(scan_id, root, process, stderr)
         self.jobs.append(job)
         return job
+
+
+def spawn_znt(
+    args: list[str],
+    root: Path,
+    language: str | None,
+    label: str,
+    env: dict[str, str] | None = None,
+) -> tuple[subprocess.Popen[bytes], Path]:
+    """``znt ARGS ROOT [--language L]`` as a child in its own session, with stdin and stdout
+    on /dev/null (never the MCP server's protocol stream) and stderr in a temporary file,
+    whose path is returned with the process."""
+    fd, name = tempfile.mkstemp(prefix=f"znt-mcp-{label}-", suffix=".log")
+    cmd = [sys.executable, "-m", "znt", *args, str(root)]
+    if language and language != "auto":
+        cmd += ["--language", language]
+    try:
+        process = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=fd,
+            cwd=str(root),
+            env=env,
+            start_new_session=True,
+        )
+    finally:
+        os.close(fd)
+    return process, Path(name)

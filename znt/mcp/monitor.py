@@ -21,15 +21,13 @@ import contextlib
 import os
 import signal
 import subprocess
-import sys
-import tempfile
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from znt.mcp.background import STDERR_TAIL, ScanJobs
+from znt.mcp.background import STDERR_TAIL, ScanJobs, spawn_znt
 
 PARENT_ENV = "ZNT_WATCH_PARENT_PID"  # read by znt/index/watch.py in the child
 TICK_S = 0.2
@@ -75,26 +73,12 @@ class Watcher:
 
 
 def start_watcher(root: Path, language: str | None) -> Watcher:
-    fd, name = tempfile.mkstemp(prefix="znt-mcp-watch-", suffix=".log")
-    cmd = [sys.executable, "-m", "znt", "scan", "--watch", "-q", str(root)]
-    if language and language != "auto":
-        cmd += ["--language", language]
+    """``znt scan --watch -q ROOT`` in its own session (a Ctrl-C meant for the client's
+    terminal does not reach it); the server stops it (``close``) or it notices that the
+    server is gone (``PARENT_ENV``)."""
     env = {**os.environ, PARENT_ENV: str(os.getpid())}
-    try:
-        process = subprocess.Popen(
-            cmd,
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,  # never the MCP server's stdout
-            stderr=fd,
-            cwd=str(root),
-            env=env,
-            # its own session: a Ctrl-C meant for the client's terminal does not reach it;
-            # the server stops it (close) or it notices the server is gone (PARENT_ENV)
-            start_new_session=True,
-        )
-    finally:
-        os.close(fd)
-    return Watcher(root, process, Path(name))
+    process, stderr = spawn_znt(["scan", "--watch", "-q"], root, language, "watch", env)
+    return Watcher(root, process, stderr)
 
 
 class Supervisor:
