@@ -43,6 +43,12 @@ def test_steps_map_to_the_original_phases_in_order_and_percent_never_decreases(
     for step, done, total in events:
         p(step, done, total)
         seen.append(read(project))
+    # the last step is written as phase completed while the scan still holds its lock (read
+    # as completed); finish, after the lock, makes it final
+    assert json.loads(progress.progress_path(project).read_text())["status"] == "scanning"
+    assert seen[-1]["status"] == "completed"
+    p.finish("scan_2")
+    seen.append(read(project))
     phases = [s["phase"] for s in seen]
     order = [progress.PHASES.index(ph) for ph in phases]
     assert order == sorted(order)
@@ -61,7 +67,7 @@ def test_steps_map_to_the_original_phases_in_order_and_percent_never_decreases(
     assert (last["scanned_files"], last["total_files"]) == (10, 10)
     assert (last["texts_embedded"], last["texts_total"]) == (40, 40)
     assert seen[8]["phase_done"] == 20 and seen[8]["phase_total"] == 40
-    assert last["scan_id"] == "scan_1" and last["path"] == str(tmp_path)
+    assert last["scan_id"] == "scan_2" and last["path"] == str(tmp_path)
 
 
 def test_writes_within_a_phase_are_throttled_but_phase_changes_are_not(tmp_path: Path) -> None:

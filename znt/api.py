@@ -88,6 +88,14 @@ def scan(
 # -- status ------------------------------------------------------------------------------
 
 
+def scan_progress(path: str | Path) -> dict[str, Any] | None:
+    """The running or last scan of the project at ``path`` in the original's ScanProgress
+    shape (phase, percent, files and texts done of total), or None."""
+    from znt.index.progress import read_progress
+
+    return read_progress(Project(Path(path)))
+
+
 def scanning(project: Project) -> bool:
     """True while another process holds the scan lock (the original's ``Scanning`` state)."""
     from znt.features import status as status_mod

@@ -10,6 +10,7 @@ from typing import Any
 
 from znt.features.setup import provider_choice
 from znt.index import manifest as manifest_mod
+from znt.index.progress import read_progress
 from znt.project import Project, find_root
 
 
@@ -135,5 +136,7 @@ def status(requested: Path) -> dict[str, Any]:
         "scan": man.last_scan if man else {},
         "freshness": freshness(project, check_files=True) if index_exists else None,
         "provider": provider_choice(),
+        # the running or last scan in the original's ScanProgress shape (any process's)
+        "progress": read_progress(project) if root else None,
     }
     return body

@@ -76,7 +76,9 @@ def progress_path(project: Project) -> Path:
 class ProgressFile:
     """The ``progress`` callback of one scan: keeps the state and writes it out."""
 
-    def __init__(self, project: Project, *, scan_id: str | None = None) -> None:
+    def __init__(
+        self, project: Project, *, scan_id: str | None = None, language: str | None = None
+    ) -> None:
         self.project = project
         self.path = progress_path(project)
         now = time.time()
@@ -85,6 +87,7 @@ class ProgressFile:
             "pid": os.getpid(),
             "status": "scanning",
             "path": str(project.root),
+            "language": language or "auto",
             "phase": "ast",
             "percent": 0.0,
             "phase_done": 0,
@@ -120,11 +123,17 @@ class ProgressFile:
         lo, hi = _BANDS[phase]
         within = done / total if total > 0 and phase == _FROM_SCAN[step] else 0.0
         s["percent"] = round(max(s["percent"], lo + (hi - lo) * min(max(within, 0.0), 1.0)), 1)
-        if phase == "completed":
-            s["status"] = "completed"
+        if phase == "completed":  # the work is done; ``finish`` ends the scan
             s["percent"] = 100.0
-            s["completed_at"] = round(time.time(), 3)
-        self._write(force=changed or phase == "completed")
+        self._write(force=changed)
+
+    def finish(self, scan_id: str | None = None) -> None:
+        """The scan returned: ``completed`` (a no-op scan reports no steps of its own)."""
+        if scan_id:
+            self.state["scan_id"] = scan_id
+        self("completed", 1, 1)  # a no-op scan reports no steps of its own
+        self.state.update(status="completed", completed_at=round(time.time(), 3))
+        self._write(force=True)
 
     def failed(self, message: str) -> None:
         """The scan raised: ``error`` phase, the percent where it stopped."""
@@ -158,7 +167,10 @@ def read_progress(project: Project) -> dict[str, Any] | None:
         return None
     if not isinstance(data, dict) or not isinstance(data.get("pid"), int):
         return None
-    if data.get("status") == "scanning" and not pid_alive(data["pid"]):
+    if data.get("status") == "scanning" and data.get("phase") == "completed":
+        # between the scan's last step and its final write (it is releasing the lock)
+        data["status"] = "completed"
+    elif data.get("status") == "scanning" and not pid_alive(data["pid"]):
         data.update(
             status="error",
             phase="error",

@@ -330,6 +330,7 @@ class Toolbox:
                 "status": state,
                 "daemon_status": state,
                 "background_scan": job.state() if job else None,
+                "progress": self._progress(doc.get("progress")),
                 "monitoring": self._monitoring(doc.get("watch")),
                 # off / none / preparing / ready: whether reads come from this server's
                 # private copy of the index (znt/index/readcopy.py)
@@ -338,13 +339,55 @@ class Toolbox:
         )
         return self._ok(doc, layouts.pretty)
 
+    def _done(self) -> bool:
+        """This server's running scan has finished its work (its progress is final) and its
+        process is only exiting."""
+        job = self.jobs.last()
+        if job is None:
+            return False
+        p = api.scan_progress(job.root)
+        return (
+            p is not None
+            and p.get("started_at", 0) >= job.started_at - 1
+            and p.get("status") in ("completed", "error")
+        )
+
+    def _progress(self, progress: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The scan progress, with this server's ``scan_id`` on the scan it started; while
+        that scan's child has not yet taken the lock (nothing of its own to report), the
+        original's first phase at 0% rather than the previous scan's ``completed``."""
+        job = self.jobs.last()
+        if job is None:
+            return progress
+        mine = progress is not None and progress.get("started_at", 0) >= job.started_at - 1
+        if mine:
+            assert progress is not None
+            return {**progress, "scan_id": job.scan_id}
+        if job.running():
+            return {
+                "scan_id": job.scan_id,
+                "status": "scanning",
+                "path": str(job.root),
+                "phase": "ast",
+                "percent": 0.0,
+                "phase_done": 0,
+                "phase_total": 0,
+                "scanned_files": 0,
+                "total_files": 0,
+                "texts_embedded": 0,
+                "texts_total": 0,
+                "started_at": round(job.started_at, 3),
+                "note": "starting: the scan has not reported yet",
+            }
+        return progress
+
     def _state(self, index_state: str) -> str:
         """``Scanning`` while this server's scan runs (its child may not have created the
         index folder yet, so the index alone would say ``Idle``) or any scan holds the
         project's lock; ``Monitoring`` while a watcher (this server's or another process's)
         keeps the index fresh; ``Idle`` otherwise."""
         self.monitor.tick()  # a scan that just ended starts its watcher now, not at the next tick
-        if self.jobs.running() is not None or index_state == "Scanning":
+        if index_state == "Scanning" or (self.jobs.running() is not None and not self._done()):
             return "Scanning"
         if index_state == "Monitoring" or self.monitor.state()["active"]:
             return "Monitoring"

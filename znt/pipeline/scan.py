@@ -38,6 +38,7 @@ from znt.index import manifest as manifest_mod
 from znt.index.languages import LANG_DIR, language_names
 from znt.index.log import ScanLog
 from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
+from znt.index.progress import ProgressFile
 from znt.index.walk import WalkResult, walk
 from znt.project import Project
 from znt.settings import ProjectSettings, load_settings
@@ -315,8 +316,33 @@ class Scanner:
     def run(self) -> ScanResult:
         from znt.index.store import lock_timeout
 
+        failure: BaseException | None = None
         with scan_lock(self.project, self.notice, max(lock_timeout(), 600.0)):
-            return self._run_locked()
+            # Progress in the original's phases for ``status`` (znt/index/progress.py), from
+            # the moment this scan holds the lock (a scan waiting for another one must not
+            # overwrite that one's progress) until it has released it: the file says
+            # ``scanning`` exactly while the lock says so.
+            tracker = ProgressFile(self.project, language=self.language)
+            caller = self.progress
+
+            def both(step: str, done: int, total: int) -> None:
+                tracker(step, done, total)
+                caller(step, done, total)
+
+            self.progress = both
+            try:
+                result = self._run_locked()
+            except BaseException as exc:
+                failure = exc
+            finally:
+                self.progress = caller
+        if failure is not None:
+            tracker.failed(
+                getattr(failure, "message", None) or f"stopped ({type(failure).__name__})"
+            )
+            raise failure
+        tracker.finish(result.scan_id)
+        return result
 
     def _run_locked(self) -> ScanResult:
         started = time.time()
