@@ -96,6 +96,13 @@ def scan_progress(path: str | Path) -> dict[str, Any] | None:
     return read_progress(Project(Path(path)))
 
 
+def scan_starting(path: str | Path, scan_id: str, started_at: float) -> dict[str, Any]:
+    """The progress to show for scan ``scan_id`` that has not reported yet (``ast``, 0%)."""
+    from znt.index.progress import starting
+
+    return starting(str(path), scan_id=scan_id, started_at=started_at)
+
+
 def scanning(project: Project) -> bool:
     """True while another process holds the scan lock (the original's ``Scanning`` state)."""
     from znt.features import status as status_mod

@@ -10,7 +10,7 @@ from typing import Any
 
 from znt.features.setup import provider_choice
 from znt.index import manifest as manifest_mod
-from znt.index.progress import read_progress
+from znt.index.progress import read_progress, starting
 from znt.project import Project, find_root
 
 
@@ -125,18 +125,28 @@ def status(requested: Path) -> dict[str, Any]:
             edges_row = con.execute("SELECT count(*) FROM edges").fetchone()
             stats["edges"] = int(edges_row[0]) if edges_row else 0
     man = manifest_mod.load(project.manifest_path)
+    state = status_state(project, root)
     body: dict[str, Any] = {
         "requested_path": str(requested),
         "project_root": str(project.root) if root else None,
         "coverage": coverage,
         "has_index": index_exists and stats["files"] > 0,
-        "status": status_state(project, root),
+        "status": state,
         "watch": watch_state(project) if root else None,
         "stats": stats,
         "scan": man.last_scan if man else {},
         "freshness": freshness(project, check_files=True) if index_exists else None,
         "provider": provider_choice(),
         # the running or last scan in the original's ScanProgress shape (any process's)
-        "progress": read_progress(project) if root else None,
+        "progress": _progress(project, state) if root else None,
     }
     return body
+
+
+def _progress(project: Project, state: str) -> dict[str, Any] | None:
+    """``read_progress``, kept in step with the lock: while a scan holds it but has not yet
+    written its own progress, the first phase at 0% (not the previous scan's end)."""
+    progress = read_progress(project)
+    if state == "Scanning" and (progress is None or progress.get("status") != "scanning"):
+        return starting(str(project.root))
+    return progress

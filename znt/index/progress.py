@@ -103,6 +103,7 @@ class ProgressFile:
         }
         self._written = 0.0
         self._rank = 0
+        self._write(force=True)  # at once: the lock is held from now on
 
     def __call__(self, step: str, done: int, total: int) -> None:
         phase = _FROM_SCAN.get(step)
@@ -156,6 +157,30 @@ class ProgressFile:
         with contextlib.suppress(OSError):  # progress is a courtesy: never fails the scan
             tmp.write_text(json.dumps(self.state), encoding="utf-8")
             os.replace(tmp, self.path)
+
+
+def starting(
+    path: str, *, scan_id: str | None = None, started_at: float | None = None
+) -> dict[str, Any]:
+    """The progress of a scan that holds (or is about to take) the lock but has not written
+    its own yet: the first phase at 0%."""
+    return {
+        "scan_id": scan_id,
+        "status": "scanning",
+        "path": path,
+        "phase": "ast",
+        "percent": 0.0,
+        "phase_done": 0,
+        "phase_total": 0,
+        "scanned_files": 0,
+        "total_files": 0,
+        "texts_embedded": 0,
+        "texts_total": 0,
+        "started_at": round(started_at if started_at is not None else time.time(), 3),
+        "completed_at": None,
+        "last_error": None,
+        "note": "starting: the scan has not reported yet",
+    }
 
 
 def read_progress(project: Project) -> dict[str, Any] | None:

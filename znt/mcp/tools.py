@@ -364,21 +364,7 @@ class Toolbox:
             assert progress is not None
             return {**progress, "scan_id": job.scan_id}
         if job.running():
-            return {
-                "scan_id": job.scan_id,
-                "status": "scanning",
-                "path": str(job.root),
-                "phase": "ast",
-                "percent": 0.0,
-                "phase_done": 0,
-                "phase_total": 0,
-                "scanned_files": 0,
-                "total_files": 0,
-                "texts_embedded": 0,
-                "texts_total": 0,
-                "started_at": round(job.started_at, 3),
-                "note": "starting: the scan has not reported yet",
-            }
+            return api.scan_starting(job.root, job.scan_id, job.started_at)
         return progress
 
     def _state(self, index_state: str) -> str:
