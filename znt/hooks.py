@@ -244,16 +244,17 @@ def coalesced_scan(project: Project, *, wait: float = 600.0) -> dict[str, Any] |
     import time
 
     from znt import api
+    from znt.fsguard import open_private
 
     project.ensure_dir()
-    pending = os.open(project.znt_dir / PENDING_LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+    pending = open_private(project.znt_dir, PENDING_LOCK, os.O_RDWR | os.O_CREAT)
     try:
         try:
             fcntl.flock(pending, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return None
         deadline = time.monotonic() + wait
-        probe = os.open(project.scan_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+        probe = open_private(project.znt_dir, project.scan_lock_path.name, os.O_RDWR | os.O_CREAT)
         try:
             while True:
                 try:

@@ -47,11 +47,20 @@ class Project:
         return self.root / CONFIG_FILE
 
     def ensure_dir(self) -> None:
-        """Create ``.znt/`` with a ``.gitignore`` of ``*`` so the index is never committed."""
-        self.znt_dir.mkdir(parents=True, exist_ok=True)
-        ignore = self.znt_dir / ".gitignore"
-        if not ignore.exists():
-            ignore.write_text("*\n", encoding="utf-8")
+        """Create ``.znt/`` with a ``.gitignore`` of ``*`` so the index is never committed.
+
+        ``.znt`` being a link is refused, and a ``.gitignore`` there that is anything but a
+        regular file is replaced (znt/fsguard.py): a cloned repository may ship its own."""
+        from znt import fsguard
+
+        self.root.mkdir(parents=True, exist_ok=True)
+        os.close(fsguard.private_dir(self.znt_dir))
+        try:
+            ignore = fsguard.read_regular(self.znt_dir / ".gitignore", 64)
+        except OSError:
+            ignore = b""
+        if ignore != b"*\n":
+            fsguard.write_private(self.znt_dir, ".gitignore", b"*\n")
 
 
 def find_root(start: Path) -> Path | None:

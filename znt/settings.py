@@ -29,16 +29,40 @@ class ProjectSettings:
         return self.languages.get(name, {})
 
 
-def load_settings(root: Path) -> ProjectSettings:
-    path = root / "znt.yaml"
-    if not path.is_file():
-        return ProjectSettings()
+def _read_yaml(path: Path) -> Any:
+    """The YAML document in ``path``, read only when it is a regular file (a repository can
+    ship ``znt.yaml`` as a link to any file of the user's, znt/fsguard.py). Errors name the
+    file and the line, never a line of the text: it may not be the project's."""
     import yaml
 
+    from znt.fsguard import UnsafePath, read_regular
+
     try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise UsageError(f"cannot read {path.name}: {exc}") from None
+        text = read_regular(path, 4 << 20).decode("utf-8")
+    except UnsafePath as exc:
+        raise UsageError(
+            f"{path.name} is not read: {exc.strerror}; znt reads only a regular file there"
+        ) from None
+    except OSError as exc:
+        raise UsageError(f"cannot read {path.name}: {exc.strerror or exc}") from None
+    except UnicodeDecodeError:
+        raise UsageError(f"{path.name} is not valid UTF-8") from None
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        at = f" at line {mark.line + 1}" if mark is not None else ""
+        problem = getattr(exc, "problem", None)
+        raise UsageError(
+            f"{path.name} is not valid YAML{at}" + (f": {problem}" if problem else "")
+        ) from None
+
+
+def load_settings(root: Path) -> ProjectSettings:
+    path = root / "znt.yaml"
+    if not path.is_file() and not path.is_symlink():
+        return ProjectSettings()
+    data: Any = _read_yaml(path) or {}
     if not isinstance(data, dict):
         raise UsageError(f"{path.name}: expected a mapping at the top level")
     unknown = set(data) - _KNOWN_KEYS
@@ -68,14 +92,7 @@ def read_check_section(path: Path) -> dict[str, Any] | None:
     file has no such section. Kept out of ``ProjectSettings`` on purpose: the scan's
     fingerprint hashes those settings, and editing a rule must not force a re-index. The
     rules themselves are validated by ``znt.graph.rules.parse_config``."""
-    import yaml
-
-    try:
-        data: Any = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except OSError as exc:
-        raise UsageError(f"cannot read {path}: {exc.strerror or exc}") from None
-    except yaml.YAMLError as exc:
-        raise UsageError(f"cannot read {path.name}: {exc}") from None
+    data: Any = _read_yaml(path) or {}
     if not isinstance(data, dict):
         raise UsageError(f"{path.name}: expected a mapping at the top level")
     section = data.get("check")

@@ -19,11 +19,16 @@ TOP_TOOLS = 5
 MAX_READ_BYTES = 8 * 1024 * 1024
 
 
+def _no_follow(path: str, flags: int) -> int:
+    """Open without following a link: a repository can ship .znt/mcp-usage.jsonl as one."""
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+
 def read(path: Path | None) -> list[dict[str, Any]]:
     if path is None:
         return []
     try:
-        with open(path, "rb") as fh:
+        with open(path, "rb", opener=_no_follow) as fh:
             size = fh.seek(0, os.SEEK_END)
             fh.seek(max(0, size - MAX_READ_BYTES))
             data = fh.read()

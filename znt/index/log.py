@@ -22,9 +22,11 @@ _TRIM_AT = 2000  # rewrite the file down to the ring once it grows past this man
 
 
 def _read_lines(path: Path) -> list[dict[str, Any]]:
+    from znt.fsguard import read_regular
+
     try:
-        raw = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except FileNotFoundError:
+        raw = read_regular(path).decode("utf-8", "replace").splitlines()
+    except OSError:  # missing, or not a file znt wrote (a link, a FIFO)
         return []
     out = []
     for line in raw:
@@ -57,15 +59,21 @@ class ScanLog:
 
     def reset(self) -> None:
         """Start a new stream (the index was rebuilt from scratch)."""
-        with contextlib.suppress(FileNotFoundError):
-            self.path.unlink()
+        from znt.fsguard import remove_private
+
+        remove_private(self.path.parent, self.path.name)
 
     def write(self, entries: list[tuple[str, str]]) -> None:
-        """Append ``(level, message)`` entries under an exclusive lock."""
+        """Append ``(level, message)`` entries under an exclusive lock. Messages are redacted
+        here (znt/redact.py), so no key reaches the file whoever wrote the message; the file
+        is opened without following a link (znt/fsguard.py)."""
         if not entries:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path, os.O_RDWR | os.O_CREAT | os.O_APPEND, 0o644)
+        from znt.fsguard import open_private, write_private
+        from znt.redact import redact
+
+        entries = [(level, redact(message)) for level, message in entries]
+        fd = open_private(self.path.parent, self.path.name, os.O_RDWR | os.O_CREAT | os.O_APPEND)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX)
             last, count = _tail(fd)
@@ -95,9 +103,8 @@ class ScanLog:
             if count + len(lines) > _TRIM_AT:
                 existing = _read_lines(self.path)
                 keep = [json.dumps(e, ensure_ascii=False) for e in existing[-RING:]] + lines
-                tmp = self.path.with_suffix(".tmp")
-                tmp.write_text("\n".join(keep) + "\n", encoding="utf-8")
-                os.replace(tmp, self.path)
+                data = ("\n".join(keep) + "\n").encode("utf-8")
+                write_private(self.path.parent, self.path.name, data)
             else:
                 os.write(fd, ("\n".join(lines) + "\n").encode("utf-8"))
         finally:

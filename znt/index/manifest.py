@@ -9,7 +9,6 @@ two, there is no manifest and the next command falls back to the index itself.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -27,8 +26,10 @@ class Manifest:
 
 
 def load(path: Path) -> Manifest | None:
+    from znt.fsguard import read_regular
+
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = json.loads(read_regular(path).decode("utf-8"))
         return Manifest(
             generation=data["generation"],
             fingerprint=data["fingerprint"],
@@ -37,7 +38,7 @@ def load(path: Path) -> Manifest | None:
             },
             last_scan=data.get("last_scan", {}),
         )
-    except (OSError, ValueError, KeyError, TypeError, IndexError):
+    except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
 
 
@@ -64,17 +65,18 @@ def last_scan(path: Path) -> dict[str, Any] | None:
 
 
 def save(path: Path, manifest: Manifest) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    from znt.fsguard import write_private
+
     payload = {
         "generation": manifest.generation,
         "fingerprint": manifest.fingerprint,
         "files": {k: list(v) for k, v in manifest.files.items()},
         "last_scan": manifest.last_scan,
     }
-    tmp.write_text(json.dumps(payload, separators=(",", ":")), encoding="utf-8")
-    os.replace(tmp, path)
+    write_private(path.parent, path.name, json.dumps(payload, separators=(",", ":")).encode())
 
 
 def invalidate(path: Path) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        path.unlink()
+    from znt.fsguard import remove_private
+
+    remove_private(path.parent, path.name)

@@ -290,7 +290,7 @@ def _copy(index: Path, sig: Signature) -> Path | None:
     when it changed, is locked by a writer for too long, or the disk has no room."""
     from znt.index.store import _attached
 
-    fd = os.open(index, os.O_RDONLY)
+    fd = os.open(index, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
     try:
         st = os.fstat(fd)
         if (st.st_dev, st.st_ino) != sig[:2]:

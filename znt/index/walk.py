@@ -85,8 +85,10 @@ def _default_levels(settings: ProjectSettings) -> list[IgnoreLevel]:
 
 
 def _read_ignore(path: Path, base: str, source: str) -> IgnoreLevel | None:
-    try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+    from znt.fsguard import read_regular
+
+    try:  # never through a link or from a FIFO (znt/fsguard.py)
+        text = read_regular(path, 4 << 20).decode("utf-8", "replace")
     except OSError:
         return None
     rules = parse_rules(text.splitlines(), source)
@@ -144,6 +146,17 @@ def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> 
         for entry in entries:
             name = entry.name
             rel = f"{rel_dir}/{name}" if rel_dir else name
+            if not _utf8(name):
+                # Not representable as text in the index (or in JSON): skipped, reported
+                # with the bytes escaped; the rest of the tree is walked as usual.
+                shown = printable_name(rel)
+                if entry.is_dir(follow_symlinks=False):
+                    result.problems[shown] = "folder name is not valid UTF-8; not indexed"
+                elif language_for(
+                    name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
+                ):
+                    result.skipped[shown] = "file name is not valid UTF-8"
+                continue
             try:
                 is_link = entry.is_symlink()
                 if is_link:
@@ -187,6 +200,22 @@ def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> 
         for sub in reversed(subdirs):
             stack.append((sub, levels))
     return result
+
+
+def _utf8(name: str) -> bool:
+    """Whether a name from the file system is valid UTF-8 (undecodable bytes arrive as lone
+    surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_name(rel: str) -> str:
+    """``rel`` with bytes that are not UTF-8 written as ``\\xNN``, for messages."""
+    raw = rel.encode("utf-8", "surrogateescape")
+    return raw.decode("utf-8", "backslashreplace")
 
 
 def _language_excluded(levels: _LanguageLevels, spec: LanguageSpec, rel: str) -> str | None:

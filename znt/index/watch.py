@@ -56,7 +56,9 @@ def state_path(project: Project) -> Path:
 def read_state(project: Project) -> dict[str, Any] | None:
     """The watcher's state file with ``alive`` (its pid runs) added, or None without one."""
     try:
-        data = json.loads(state_path(project).read_text(encoding="utf-8"))
+        from znt.fsguard import read_regular
+
+        data = json.loads(read_regular(state_path(project)).decode("utf-8"))
         pid = int(data["pid"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -67,10 +69,10 @@ def read_state(project: Project) -> dict[str, Any] | None:
 
 
 def _write_state(project: Project, data: dict[str, Any]) -> None:
+    from znt.fsguard import write_private
+
     path = state_path(project)
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(data), encoding="utf-8")
-    os.replace(tmp, path)
+    write_private(path.parent, path.name, json.dumps(data).encode("utf-8"))
 
 
 def snapshot(project: Project) -> Snapshot:

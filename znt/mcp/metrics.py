@@ -44,10 +44,11 @@ def append(path: Path | None, record: dict[str, Any]) -> bool:
     """Append one record; False (and a line on stderr) when it could not be written."""
     if path is None:
         return False
+    from znt.fsguard import open_private
+
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+        fd = open_private(path.parent, path.name, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
         try:
             os.write(fd, line.encode("utf-8"))
         finally:
