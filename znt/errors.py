@@ -24,9 +24,14 @@ class ZntError(Exception):
     code = "internal_error"
 
     def __init__(self, message: str, **data: Any) -> None:
+        # Every error message passes here: a key a server echoed into it never goes further
+        # (znt/redact.py).
+        from znt.redact import redact, redact_data
+
+        message = redact(message)
         super().__init__(message)
         self.message = message
-        self.data = data
+        self.data = redact_data(data)
 
     def to_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.data}
@@ -45,6 +50,14 @@ class IndexMissing(ZntError):
 class IndexIncompatible(ZntError):
     exit_code = EXIT_INDEX
     code = "index_incompatible"
+
+
+class IndexCorrupt(ZntError):
+    """The index file is damaged or is not a file znt wrote (truncated, overwritten, a
+    folder or a link in its place); ``znt scan`` rebuilds it."""
+
+    exit_code = EXIT_INDEX
+    code = "index_corrupt"
 
 
 class IndexStale(ZntError):

@@ -9,23 +9,16 @@ never the value, and ``redact`` scrubs text that came back from a server before 
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from typing import Any
 
 from znt.config import KEYRING_SCHEME, ProviderConfig, ProviderError, parse_keyring_ref
 from znt.errors import EXIT_FAILURE, ZntError
+from znt.redact import REDACTED as REDACTED
+from znt.redact import redact as _redact
+from znt.redact import remember
 
 KEYRING_SERVICE = "znt"
-REDACTED = "[REDACTED]"
-
-# Shapes of secrets that servers echo back: bearer tokens, key=value pairs, common key prefixes.
-_PATTERNS = [
-    re.compile(r"(?i)(authorization\s*[:=]\s*[\"']?\s*)(bearer|basic|token)?\s*[^\s\"',;}]+"),
-    re.compile(r"(?i)\b(bearer\s+)[A-Za-z0-9._~+/=-]{4,}"),
-    re.compile(r"(?i)((?:api[_-]?key|token|secret|password)[\"']?\s*[:=]\s*[\"']?)[^\s\"',;}&]+"),
-    re.compile(r"\b(?:sk|pk|rk)-[A-Za-z0-9_-]{8,}"),
-]
 
 
 class KeyringUnavailable(ZntError):
@@ -36,16 +29,9 @@ class KeyringUnavailable(ZntError):
 
 
 def redact(text: str, secrets: Iterable[str | None] = ()) -> str:
-    """``text`` with every known secret and every secret-looking token replaced."""
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, REDACTED)
-    for pattern in _PATTERNS:
-        if pattern.groups:
-            text = pattern.sub(lambda m: (m.group(1) or "") + REDACTED, text)
-        else:
-            text = pattern.sub(REDACTED, text)
-    return text
+    """``text`` with every known secret and every secret-looking token replaced (the work is
+    znt/redact.py's, where every outgoing message passes)."""
+    return _redact(text, secrets)
 
 
 def keyring_ref(mode: str) -> str:
@@ -136,6 +122,7 @@ def resolve_token(config: ProviderConfig) -> str | None:
                 "or empty; export it, or run `znt setup` again",
                 token_env=config.token_env,
             )
+        remember(value)
         return value
     if config.token_ref:
         info = keyring_backend()
@@ -152,6 +139,7 @@ def resolve_token(config: ProviderConfig) -> str | None:
                 f"run `znt setup --mode {config.mode} --token-stdin` to store one",
                 token_ref=config.token_ref,
             )
+        remember(value)
         return value
     return None
 

@@ -42,18 +42,24 @@ def emit(
     renderer: str,
     list_key: str | None = None,
 ) -> None:
-    """Render ``doc`` in the chosen format and write it to stdout."""
+    """Render ``doc`` in the chosen format and write it to stdout, with any key this process
+    read scrubbed from it (znt/redact.py); text output escapes control characters in the
+    values it shows (znt/formats/text.py)."""
+    from znt.formats.safe_text import escape_doc
+    from znt.redact import scrub
+
     chosen = fmt or settings(ctx).format or "text"
     if chosen == "json":
-        click.echo(json_fmt.render(doc))
+        click.echo(scrub(json_fmt.render(doc)))
     elif chosen == "jsonl":
         if list_key is None:
             raise click.UsageError("--format jsonl is only for list results", ctx)
         out = json_fmt.render_lines(doc, list_key)
         if out:
-            click.echo(out)
+            click.echo(scrub(out))
     else:
-        click.echo(getattr(text_fmt, renderer)(doc), color=settings(ctx).use_color())
+        text = getattr(text_fmt, renderer)(escape_doc(doc))
+        click.echo(scrub(text), color=settings(ctx).use_color())
 
 
 def dataset_options(f: Any) -> Any:
@@ -77,7 +83,10 @@ def note(ctx: click.Context | None, message: str) -> None:
     """A diagnostic line on stderr, unless --quiet."""
     if ctx is not None and settings(ctx).quiet:
         return
-    click.echo(f"znt: {message}", err=True)
+    from znt.formats.safe_text import escape_controls
+    from znt.redact import redact
+
+    click.echo(f"znt: {escape_controls(redact(message))}", err=True)
 
 
 class Progress:
@@ -179,6 +188,10 @@ def emit_graph_doc(
     modules = {"json": "json", "mermaid": "mermaid", "dot": "dot", "text": text}
     if chosen not in modules:
         raise click.UsageError(f"--format {chosen} is not available for {what}", ctx)
+    if chosen != "json":
+        from znt.formats.safe_text import escape_doc
+
+        doc = escape_doc(doc)
     click.echo(importlib.import_module(f"znt.formats.{modules[chosen]}").render(doc))
     if chosen in ("mermaid", "dot") and not settings(ctx).quiet:
         for warning in doc.get("warnings", []):

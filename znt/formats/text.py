@@ -5,6 +5,9 @@ from __future__ import annotations
 import datetime as _dt
 from typing import Any
 
+from znt.formats.safe_text import escape_controls as escape_controls
+from znt.formats.safe_text import fence
+
 
 def _when(ts: Any) -> str:
     if not ts:
@@ -212,9 +215,10 @@ def search(doc: dict[str, Any]) -> str:
                 out.append(f"   {rel}:")
                 out.extend(_tree_lines(r[rel], rel, 2))
         if r.get("code"):
-            out.append("   ```")
+            mark = fence(r["code"])
+            out.append("   " + mark)
             out.extend("   " + line for line in r["code"].splitlines())
-            out.append("   ```" + (" (cut)" if r.get("code_truncated") else ""))
+            out.append("   " + mark + (" (cut)" if r.get("code_truncated") else ""))
     if doc.get("truncated"):
         out.append(f"... more results: --offset {doc.get('next_offset')}")
     return "\n".join(out)
