@@ -56,6 +56,8 @@ class ProviderConfig:
     batch_size: int = 64
     max_batch_bytes: int = 32768
     source: str = "default"
+    # The user opted in to a provider in a private network range (znt/urlpolicy.py).
+    allow_private_url: bool = False
 
 
 ENV_CONFIG = "ZNT_CONFIG"
@@ -93,6 +95,7 @@ _KNOWN_EMBEDDING = {
     "timeout_seconds",
     "batch_size",
     "max_batch_bytes",
+    "allow_private_url",
 }
 # Keys under which people put a key itself; refused, and their value is never shown.
 _PLAINTEXT_KEYS = {"token", "api_key", "apikey", "key", "secret", "password"}
@@ -172,8 +175,11 @@ def check_env_name(name: str, where: str = "token_env") -> str:
     return name
 
 
-def check_url(url: str, where: str = "url") -> str:
-    """An http(s) URL without credentials in it; returned without a trailing slash."""
+def check_url(url: str, where: str = "url", *, allow_private: bool = False) -> str:
+    """An http(s) URL without credentials in it, to a host znt may talk to
+    (znt/urlpolicy.py); returned without a trailing slash."""
+    from znt.urlpolicy import RefusedURL, check_host
+
     try:
         parts = urlsplit(url)
     except ValueError:
@@ -186,6 +192,10 @@ def check_url(url: str, where: str = "url") -> str:
         )
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ConfigError(f"{where} must be an http:// or https:// URL with a host, got {url!r}")
+    try:
+        check_host(parts.hostname, allow_private=allow_private)
+    except RefusedURL as exc:
+        raise ConfigError(f"{where}: {exc}") from None
     return url.rstrip("/")
 
 
@@ -250,9 +260,12 @@ def parse_config(data: Any, where: str, source: str) -> tuple[ProviderConfig, li
     url = emb.get("url")
     token_env = emb.get("token_env")
     token_ref = emb.get("token_ref")
+    allow_private = emb.get("allow_private_url", False)
+    if not isinstance(allow_private, bool):
+        raise ConfigError(f"{where}: embedding.allow_private_url must be true or false")
     try:
         if url is not None:
-            url = check_url(url, "embedding.url")
+            url = check_url(url, "embedding.url", allow_private=allow_private)
         if token_env is not None:
             check_env_name(token_env, "embedding.token_env")
         if token_ref is not None:
@@ -289,6 +302,7 @@ def parse_config(data: Any, where: str, source: str) -> tuple[ProviderConfig, li
         batch_size=int(batch_size),
         max_batch_bytes=int(max_bytes),
         source=source,
+        allow_private_url=allow_private,
     )
     return config, warnings
 
@@ -354,6 +368,8 @@ def to_yaml_dict(config: ProviderConfig) -> dict[str, Any]:
         emb["timeout_seconds"] = int(t) if float(t).is_integer() else t
         emb["batch_size"] = config.batch_size
         emb["max_batch_bytes"] = config.max_batch_bytes
+        if config.allow_private_url:
+            emb["allow_private_url"] = True
     return {"embedding": emb}
 
 

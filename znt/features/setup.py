@@ -176,7 +176,12 @@ def _previous_managed() -> ProviderConfig | None:
 
 
 def _plan(
-    mode: str, model: str | None, url: str | None, token_env: str | None, token_stdin: bool
+    mode: str,
+    model: str | None,
+    url: str | None,
+    token_env: str | None,
+    token_stdin: bool,
+    allow_private_url: bool = False,
 ) -> tuple[ProviderConfig, list[str]]:
     """The config ``setup --mode`` would write (before any key is stored), and notes."""
     if mode not in MODES:
@@ -214,7 +219,11 @@ def _plan(
     if not model:
         model = cfg.DEFAULT_MODELS[mode]
         notes.append(f"model not given: using {model} (choose another with --model)")
-    final_url = cfg.check_url(url, "--url") if url else cfg.DEFAULT_URLS[mode]
+    final_url = (
+        cfg.check_url(url, "--url", allow_private=allow_private_url)
+        if url
+        else cfg.DEFAULT_URLS[mode]
+    )
     if token_env:
         try:
             cfg.check_env_name(token_env, "--token-env")
@@ -250,6 +259,7 @@ def _plan(
         token_env=token_env,
         token_ref=token_ref,
         source="managed",
+        allow_private_url=allow_private_url,
     ), notes
 
 
@@ -262,6 +272,7 @@ def configure(
     token_stdin: bool = False,
     read_secret: SecretReader | None = None,
     check_provider: bool = False,
+    allow_private_url: bool = False,
 ) -> dict[str, Any]:
     """Write the managed config for ``mode`` (``znt setup --mode``) and report what was written.
 
@@ -277,7 +288,7 @@ def configure(
             f"{cfg.ENV_CONFIG} is set ({ext}): znt reads that file but never writes it; edit it "
             f"yourself, or unset {cfg.ENV_CONFIG} to let `znt setup` write {cfg.managed_path()}"
         )
-    planned, notes = _plan(mode, model, url, token_env, token_stdin)
+    planned, notes = _plan(mode, model, url, token_env, token_stdin, allow_private_url)
     stored = None
     if token_stdin:
         secrets.require_keyring()

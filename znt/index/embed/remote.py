@@ -32,6 +32,7 @@ _MAX_BACKOFF_S = 5.0
 _EXCERPT_CHARS = 200
 _MAX_BODY_BYTES = 512 * 1024 * 1024
 _LABELS = {"ollama": "Ollama", "openai": "the OpenAI-compatible endpoint", "gemini": "Gemini"}
+_ERROR_BODY_BYTES = 64 * 1024  # of an error answer, read and redacted whole, then cut
 
 
 class _NoRedirect(urllib.request.HTTPRedirectHandler):
@@ -98,7 +99,10 @@ class RemoteEmbedder:
         self.provider: str = config.mode
         self.model: str = config.model
         self.model_id = f"{config.mode}:{config.model}"
-        self.url = check_url(config.url or DEFAULT_URLS[config.mode])
+        self.url = check_url(
+            config.url or DEFAULT_URLS[config.mode], allow_private=config.allow_private_url
+        )
+        self._resolved = False
         self.dim: int | None = None
         self.retries = max(0, retries)
         self.backoff_s = max(0.0, backoff_s)
@@ -120,6 +124,26 @@ class RemoteEmbedder:
             handlers.append(urllib.request.ProxyHandler({}))  # never send local traffic to a proxy
         return urllib.request.build_opener(*handlers)
 
+    def _check_resolved(self) -> None:
+        """Once per embedder: the host's addresses are allowed too (znt/urlpolicy.py), so a
+        name cannot stand in for a metadata or private address."""
+        if self._resolved:
+            return
+        from urllib.parse import urlsplit
+
+        from znt.urlpolicy import RefusedURL, check_resolved
+
+        parts = urlsplit(self.url)
+        try:
+            check_resolved(
+                parts.hostname or "", parts.port, allow_private=self.config.allow_private_url
+            )
+        except RefusedURL as exc:
+            raise ProviderError(
+                f"{self.label} at {self.url} refused: {exc}", url=self.url
+            ) from None
+        self._resolved = True
+
     def _key(self) -> str | None:
         if not self._token_read:
             from znt.secrets import resolve_token
@@ -129,12 +153,14 @@ class RemoteEmbedder:
         return self._token
 
     def _redact(self, text: str) -> str:
-        from znt.secrets import redact
+        from znt.redact import redact
 
         return redact(text, [self._token])
 
     def _excerpt(self, body: bytes) -> str:
-        text = body[:4096].decode("utf-8", "replace")
+        """What the server said, redacted as a whole before anything is cut (a key that
+        straddled a cut would otherwise survive as a piece)."""
+        text = self._redact(body[:_ERROR_BODY_BYTES].decode("utf-8", "replace"))
         try:
             doc = json.loads(text)
         except ValueError:
@@ -153,6 +179,7 @@ class RemoteEmbedder:
         if payload is not None:
             data = json.dumps(payload).encode("utf-8")
             headers["Content-Type"] = "application/json"
+        self._check_resolved()
         key = self._key()
         if key:
             headers.update(self._auth_headers(key))
@@ -166,7 +193,7 @@ class RemoteEmbedder:
                 break
             except urllib.error.HTTPError as exc:
                 try:
-                    err_body = exc.read(4096)
+                    err_body = exc.read(_ERROR_BODY_BYTES)
                 except (OSError, http.client.HTTPException):
                     err_body = b""
                 if exc.code not in _RETRY_STATUS or attempt >= self.retries:
@@ -244,6 +271,7 @@ class RemoteEmbedder:
     def _http_error(self, url: str, code: int, reason: str, body: bytes) -> ProviderError:
         hint = self._hint(code, body)
         excerpt = self._excerpt(body)
+        reason = " ".join(self._redact(str(reason or "")).split())[:_EXCERPT_CHARS]
         return ProviderError(
             f"{self.label} at {url} answered HTTP {code} {reason}{hint}"
             + (f": {excerpt}" if excerpt else ""),
