@@ -7,13 +7,14 @@ syntax errors) is reported in that file's result and never stops the scan.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
+from znt.fsguard import UnsafePath, read_source
 from znt.index.embed.text import embed_rows
 from znt.index.extract import Extractor, FileFacts
 from znt.index.languages import get_language, reset_current_root, set_current_root
@@ -128,9 +129,9 @@ def _write_rows(
 
 def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None, bytes] | None:
     try:
-        with open(job.abspath, "rb") as fh:
-            st = os.fstat(fh.fileno())
-            data = fh.read()
+        # Never through a link, never a FIFO, never outside the root (znt/fsguard.py): the
+        # file may have been swapped since the walk.
+        data, st = read_source(_root_of(job), job.path)
     except FileNotFoundError:
         return None
     except OSError as exc:
@@ -184,13 +185,13 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None, bytes] | None:
     return result, facts, data
 
 
-def _parse_batch(jobs: list[ParseJob]) -> list[ParsedFile | tuple[str, None]]:
-    out: list[ParsedFile | tuple[str, None]] = []
-    for job in jobs:
-        res = parse_one(job)
-        out.append(res if res is not None else (job.path, None))
-    flush_sinks()
-    return out
+def _root_of(job: ParseJob) -> str:
+    """The project root a job's path is relative to."""
+    abspath = job.abspath
+    tail = os.sep + job.path.replace("/", os.sep)
+    if not abspath.endswith(tail):
+        raise UnsafePath("not a path inside the project")
+    return abspath[: -len(tail)] or os.sep
 
 
 def flush_sinks() -> None:
@@ -213,39 +214,48 @@ def parse_files(
     jobs: list[ParseJob],
     workers: int | None = None,
     on_done: Callable[[int], None] | None = None,
+    close_fds: tuple[int, ...] = (),
 ) -> Iterator[ParsedFile | tuple[str, None]]:
-    """Parse ``jobs``, yielding results as they complete (the order is not the job order)."""
+    """Parse ``jobs``, yielding results as they complete (the order is not the job order).
+
+    Always in worker processes (znt/index/workers.py): a file that crashes or hangs its
+    parser costs that file, reported as skipped with the reason, never the scan. One worker
+    below ``PARALLEL_THRESHOLD`` files (starting more costs more than it saves)."""
+    from znt.index.workers import Pool
+
+    if not jobs:
+        return
     if workers is None:
         workers = max(1, min(os.cpu_count() or 1, int(os.environ.get("ZNT_WORKERS", "0")) or 8))
-    if len(jobs) < PARALLEL_THRESHOLD or workers <= 1:
-        for job in jobs:
-            res = parse_one(job)
-            if on_done:
-                on_done(1)
-            yield res if res is not None else (job.path, None)
-        flush_sinks()
-        return
-    import concurrent.futures as cf
-    import multiprocessing as mp
-
+    if len(jobs) < PARALLEL_THRESHOLD:
+        workers = 1
     # Big files first so that no worker is left with a giant file at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.abspath))
-    batches = [ordered[i : i + BATCH] for i in range(0, len(ordered), BATCH)]
-    # Not fork: a forked worker would inherit the scan lock's descriptor and keep the lock
-    # held after the scan itself was killed.
-    ctx: Any
-    if "forkserver" in mp.get_all_start_methods():
-        ctx = mp.get_context("forkserver")
-        ctx.set_forkserver_preload(["znt.index.parse"])
-    else:
-        ctx = mp.get_context("spawn")
-    with cf.ProcessPoolExecutor(max_workers=workers, mp_context=ctx) as pool:
-        futures = [pool.submit(_parse_batch, b) for b in batches]
-        for fut in cf.as_completed(futures):
-            results = fut.result()
-            if on_done:
-                on_done(len(results))
-            yield from results
+    pool = Pool(min(workers, len(ordered)), _failed, close_fds)
+    for res in pool.run(ordered):
+        if on_done:
+            on_done(1)
+        yield res
+    flush_sinks()
+
+
+def _failed(job: ParseJob, reason: str) -> ParsedFile:
+    """The result of a job whose worker crashed or hung, with its ``files`` row written by
+    this process (the worker's rows for it were cut off)."""
+    size, mtime = 0, 0
+    with contextlib.suppress(OSError):
+        st = os.stat(job.abspath, follow_symlinks=False)
+        size, mtime = st.st_size, st.st_mtime_ns
+    res = ParsedFile(job.path, job.language, size, mtime, "", 0, "skipped", reason)
+    if job.sink:
+        _write_rows(job, res, None)
+    return res
+
+
+def sink_sizes(folder: str) -> dict[str, int]:
+    """The length of each of this process's row files for ``folder``, all rows flushed."""
+    sink = _STATE.sinks.get((folder, os.getpid()))
+    return sink.sizes() if sink is not None else {}
 
 
 def _size(path: str) -> int:

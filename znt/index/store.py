@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from znt.errors import Busy, IndexIncompatible, IndexMissing
+from znt.errors import Busy, IndexCorrupt, IndexIncompatible, IndexMissing
 
 if TYPE_CHECKING:
     import duckdb
@@ -159,8 +159,10 @@ def lock_timeout() -> float:
 
 
 def _is_lock_error(exc: Exception) -> bool:
-    text = str(exc)
-    return "lock" in text.lower() or "Conflicting lock" in text
+    """DuckDB's "Could not set lock on file ... Conflicting lock is held": not any message
+    with "lock" in it ("... checksum ... in block at location 4096" is a damaged file)."""
+    text = str(exc).lower()
+    return "could not set lock" in text or "conflicting lock" in text
 
 
 def _retrying(open_once: Callable[[], T], timeout: float | None) -> T:
@@ -184,13 +186,19 @@ def _retrying(open_once: Callable[[], T], timeout: float | None) -> T:
 
 
 def connect(
-    path: Path, *, read_only: bool, timeout: float | None = None
+    path: Path, *, read_only: bool, timeout: float | None = None, temp_dir: Path | None = None
 ) -> duckdb.DuckDBPyConnection:
-    """Open the index, retrying while another process holds a conflicting lock."""
+    """Open the index, retrying while another process holds a conflicting lock.
+
+    DuckDB spills to ``temp_dir`` (a folder of the scan's own, made fresh) or nowhere: its
+    default, ``<database>.tmp`` beside the file, is a name a repository can ship as a link."""
     import duckdb
 
     def once() -> duckdb.DuckDBPyConnection:
-        con = duckdb.connect(str(path), read_only=read_only)
+        config: dict[str, str | bool | int | float | list[str]] = {
+            "temp_directory": str(temp_dir) if temp_dir is not None else ""
+        }
+        con = duckdb.connect(str(path), read_only=read_only, config=config)
         con.execute("SET threads TO 2")
         return con
 
@@ -214,9 +222,18 @@ def _reader_instance() -> duckdb.DuckDBPyConnection:
         if _reader is None:
             import duckdb
 
-            _reader = duckdb.connect(":memory:")
+            # No spill folder: the default would be ``.tmp`` in the working directory.
+            _reader = duckdb.connect(":memory:", config={"temp_directory": ""})
             _reader.execute("SET threads TO 2")
         return _reader
+
+
+def _debug_read_sleep() -> None:
+    """``ZNT_DEBUG_READ_SLEEP=seconds`` holds every read of the index file that long with the
+    file attached, so the MCP tests can close stdin in the middle of a call that holds it."""
+    spec = os.environ.get("ZNT_DEBUG_READ_SLEEP")
+    if spec:
+        time.sleep(float(spec))
 
 
 @contextlib.contextmanager
@@ -230,6 +247,7 @@ def _attached(path: Path, timeout: float | None = None) -> Iterator[duckdb.DuckD
     try:
         _retrying(lambda: cur.execute(f"ATTACH '{quoted}' AS {alias} (READ_ONLY)"), timeout)
         cur.execute(f"USE {alias}")
+        _debug_read_sleep()
         yield cur
     finally:
         with contextlib.suppress(Exception):
@@ -244,25 +262,33 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
 
     Read-only opens attach the file to a shared in-memory instance (see
     ``_reader_instance``); writers get a connection of their own."""
-    if not path.exists():
-        raise IndexMissing(
-            f"no index at {path.parent.parent}; run `znt scan` first", path=str(path)
-        )
+    _check_file(path)
     if read_only:
-        # Copies exist only where ``readcopy.enable`` ran; a one-shot command never imports it.
-        readcopy = sys.modules.get("znt.index.readcopy")
-        copy = readcopy.acquire(path) if readcopy is not None else None
-        # A private copy of this very state of the file (long-lived processes only) is read
-        # with its own meta; ``opened_path`` names the copy, whose indexes differ.
-        opened = readcopy.cursor(copy) if readcopy is not None and copy else _attached(path)
-        with opened as cur:
-            meta = copy.meta if copy is not None else _all_meta(cur)
-            _check_version(meta.get("schema_version"))
-            _opened[id(cur)] = (str(copy.file if copy is not None else path), meta, copy)
-            try:
-                yield cur
-            finally:
-                _opened.pop(id(cur), None)
+        import duckdb
+
+        try:
+            # Copies exist only where ``readcopy.enable`` ran; a one-shot command never
+            # imports it.
+            readcopy = sys.modules.get("znt.index.readcopy")
+            copy = readcopy.acquire(path) if readcopy is not None else None
+            # A private copy of this very state of the file (long-lived processes only) is
+            # read with its own meta; ``opened_path`` names the copy, whose indexes differ.
+            opened = readcopy.cursor(copy) if readcopy is not None and copy else _attached(path)
+            with opened as cur:
+                meta = copy.meta if copy is not None else _all_meta(cur)
+                if not meta:
+                    raise _damaged(path, "it has no readable meta table")
+                _check_version(meta.get("schema_version"))
+                _opened[id(cur)] = (str(copy.file if copy is not None else path), meta, copy)
+                try:
+                    yield cur
+                finally:
+                    _opened.pop(id(cur), None)
+        except duckdb.Error as exc:
+            if _looks_damaged(exc):
+                _forget_reader()
+                raise _damaged(path, "DuckDB cannot read it as a database") from None
+            raise
         return
     con = connect(path, read_only=False)
     try:
@@ -270,6 +296,78 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
         yield con
     finally:
         con.close()
+
+
+def _check_file(path: Path) -> None:
+    """``IndexMissing`` when there is no index, ``IndexCorrupt`` when something other than a
+    regular file has its name (a folder, or a link a repository shipped: DuckDB would read
+    through it)."""
+    import stat
+
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except FileNotFoundError:
+        raise IndexMissing(
+            f"no index at {path.parent.parent}; run `znt scan` first", path=str(path)
+        ) from None
+    if not stat.S_ISREG(st.st_mode):
+        kind = "a symbolic link" if stat.S_ISLNK(st.st_mode) else "not a regular file"
+        raise _damaged(path, kind)
+    wal = path.with_name(path.name + ".wal")
+    with contextlib.suppress(FileNotFoundError):
+        if not stat.S_ISREG(os.stat(wal, follow_symlinks=False).st_mode):
+            raise _damaged(path, f"{wal.name} is not a regular file")
+
+
+def _damaged(path: Path, why: str) -> IndexCorrupt:
+    return IndexCorrupt(
+        f"the index at {path} is damaged ({why}); run `znt scan` to rebuild it",
+        path=str(path),
+    )
+
+
+# What DuckDB says when a file is not (or no longer) a sound database.
+_DAMAGE_WORDS = (
+    "corrupt",
+    "checksum",
+    "not a valid duckdb",
+    "could not read",
+    "invalid block",
+    "serialization",
+    "failed to read",
+    "unexpected end",
+    "invalidated",
+)
+
+
+def _looks_damaged(exc: Exception) -> bool:
+    import duckdb
+
+    if _is_lock_error(exc):
+        return False
+    if isinstance(
+        exc,
+        (
+            duckdb.IOException,
+            duckdb.SerializationException,
+            duckdb.InternalException,
+            duckdb.FatalException,
+        ),
+    ):
+        return True
+    text = str(exc).lower()
+    return any(w in text for w in _DAMAGE_WORDS)
+
+
+def _forget_reader() -> None:
+    """Drop the shared reader instance: DuckDB may have invalidated it after reading a damaged
+    file, and every later read would fail."""
+    global _reader
+    with _reader_lock:
+        old, _reader = _reader, None
+    if old is not None:
+        with contextlib.suppress(Exception):
+            old.close()
 
 
 # Per cursor of ``open_index(read_only=True)``: the file it reads, that index's meta rows,
@@ -304,7 +402,21 @@ def check_schema(con: duckdb.DuckDBPyConnection) -> None:
         row = con.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
     except Exception:
         row = None
+    if row is None:
+        path = _database_path(con)
+        if path is not None:
+            raise _damaged(path, "it has no readable meta table")
     _check_version(row[0] if row else None)
+
+
+def _database_path(con: duckdb.DuckDBPyConnection) -> Path | None:
+    try:
+        row = con.execute(
+            "SELECT path FROM duckdb_databases() WHERE database_name = current_database()"
+        ).fetchone()
+    except Exception:
+        return None
+    return Path(row[0]) if row and row[0] else None
 
 
 def _check_version(value: str | None) -> None:
@@ -396,6 +508,10 @@ class CsvSink:
     def flush(self) -> None:
         for fh, _writer in self._files.values():
             fh.flush()
+
+    def sizes(self) -> dict[str, int]:
+        """Path -> bytes of each file, after ``flush``."""
+        return {fh.name: os.fstat(fh.fileno()).st_size for fh, _writer in self._files.values()}
 
     def close(self) -> None:
         for fh, _writer in self._files.values():

@@ -16,6 +16,7 @@ See docs/decisions/0002-index-concurrency.md.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import hashlib
 import json
@@ -149,9 +150,11 @@ def fingerprint(settings: ProjectSettings) -> str:
 
 
 @contextlib.contextmanager
-def scan_lock(project: Project, notice: Notice | None, timeout: float) -> Iterator[None]:
+def scan_lock(project: Project, notice: Notice | None, timeout: float) -> Iterator[int]:
+    from znt.fsguard import open_private
+
     project.ensure_dir()
-    fd = os.open(project.scan_lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    fd = open_private(project.znt_dir, project.scan_lock_path.name, os.O_RDWR | os.O_CREAT)
     try:
         deadline = time.monotonic() + timeout
         told = False
@@ -166,9 +169,38 @@ def scan_lock(project: Project, notice: Notice | None, timeout: float) -> Iterat
                     notice("another scan of this project is running; waiting for it to finish")
                     told = True
                 time.sleep(0.05)
-        yield
+        yield fd
     finally:
         os.close(fd)
+
+
+# What a scan leaves in .znt/ while it runs: its row folder and the index it builds (with
+# DuckDB's WAL and spill folder beside it). Only a scan holding the scan lock makes them, so
+# any found by the next scan that holds the lock belong to a scan that was killed or stopped
+# by a full disk, and are removed.
+LEFTOVER_PREFIXES = ("scan-", "index.building-")
+# The names DuckDB opens by itself, following links; anything there that is not what DuckDB
+# would have made (a link, a FIFO) came with the repository and is removed first.
+DUCKDB_FILES = ("index.duckdb", "index.duckdb.wal")
+DUCKDB_DIRS = ("index.duckdb.tmp",)
+
+
+def remove_leftovers(project: Project) -> list[str]:
+    """Remove what killed scans left (``LEFTOVER_PREFIXES``) and foreign entries under DuckDB's
+    names; returns the names removed. Call with the scan lock held."""
+    from znt import fsguard
+
+    removed: list[str] = []
+    try:
+        names = os.listdir(project.znt_dir)
+    except OSError:
+        return removed
+    for name in names:
+        if name.startswith(LEFTOVER_PREFIXES):
+            fsguard.remove_private(project.znt_dir, name)
+            removed.append(name)
+    fsguard.remove_foreign(project.znt_dir, DUCKDB_FILES, dirs=DUCKDB_DIRS)
+    return removed
 
 
 def _debug_pause(phase: str, project: Project) -> None:
@@ -213,6 +245,7 @@ class Scanner:
         self.log_entries: list[tuple[str, str]] = []
         self.parsed: dict[str, tuple[int, int, str, str]] = {}  # path -> manifest entry
         self._prev_embed: dict[str, Any] = {}
+        self._lock_fd = -1
         self.phase_ms: dict[str, int] = {}
         self._phase_start = time.monotonic()
 
@@ -317,7 +350,8 @@ class Scanner:
         from znt.index.store import lock_timeout
 
         failure: BaseException | None = None
-        with scan_lock(self.project, self.notice, max(lock_timeout(), 600.0)):
+        with scan_lock(self.project, self.notice, max(lock_timeout(), 600.0)) as fd:
+            self._lock_fd = fd
             # Progress in the original's phases for ``status`` (znt/index/progress.py), from
             # the moment this scan holds the lock (a scan waiting for another one must not
             # overwrite that one's progress) until it has released it: the file says
@@ -334,6 +368,14 @@ class Scanner:
                 result = self._run_locked()
             except BaseException as exc:
                 failure = exc
+                if "no space left on device" in str(exc).lower():
+                    # DuckDB reports a full disk as one of its own errors: say it in words
+                    # (nothing half-written is left; the previous index is intact).
+                    failure = OSError(
+                        errno.ENOSPC,
+                        "no space left on device; the index was not changed (free some "
+                        "space and run `znt scan` again)",
+                    )
             finally:
                 self.progress = caller
         if failure is not None:
@@ -348,6 +390,7 @@ class Scanner:
         started = time.time()
         t0 = time.monotonic()
         project = self.project
+        remove_leftovers(project)
         settings = load_settings(project.root)
         fp = fingerprint(settings)
         self.progress("ast", 0, 0)
@@ -363,7 +406,7 @@ class Scanner:
             prev_manifest is not None
             and not self.restart
             and prev_manifest.fingerprint == fp
-            and project.index_path.exists()
+            and prev_manifest.last_scan.get("index_file") == index_file_signature(project)
         ):
             known = {p: (v[0], v[1], v[2], v[3]) for p, v in prev_manifest.files.items()}
         else:
@@ -399,7 +442,7 @@ class Scanner:
 
         if not full and not deleted and changed and len(changed) <= RACY_CHECK_MAX:
             # Only racy candidates: if their content is what the index holds, nothing changed.
-            changed = [p for p in changed if not _same_content(project.root / p, known.get(p))]
+            changed = [p for p in changed if not _same_content(project.root, p, known.get(p))]
         if not full and not changed and not deleted:
             return self._noop(result, t0, prev_manifest, fp, found, known)
 
@@ -429,7 +472,8 @@ class Scanner:
                 done += n
                 self.progress("ast", done, total)
 
-            for res in parse_files(jobs, on_done=on_done):
+            keep_out = (self._lock_fd,) if self._lock_fd >= 0 else ()
+            for res in parse_files(jobs, on_done=on_done, close_fds=keep_out):
                 if isinstance(res, tuple):
                     vanished.append(res[0])
                     parse_problems.append((res[0], "deleted during the scan"))
@@ -527,18 +571,29 @@ class Scanner:
                 self.log_entries.append(("warning", f"{res.path}: {message}"))
 
     def _write_full(self, rows: Path, meta: dict[str, str]) -> tuple[int, int]:
+
+        project = self.project
+        building = project.znt_dir / f"index.building-{os.getpid()}.duckdb"
+        from znt.fsguard import remove_private
+
+        for stale in (building.name, building.name + ".wal", building.name + ".tmp"):
+            remove_private(project.znt_dir, stale)
+        # The new file is private until the rename, so it needs no single transaction; loading
+        # and resolving in separate steps keeps DuckDB's memory low.
+        try:
+            return self._build(building, rows, meta)
+        except BaseException:
+            for stale in (building.name, building.name + ".wal", building.name + ".tmp"):
+                remove_private(project.znt_dir, stale)
+            raise
+
+    def _build(self, building: Path, rows: Path, meta: dict[str, str]) -> tuple[int, int]:
         from znt.graph.resolve import rebuild_edges
         from znt.index import lexical, store
         from znt.index.embed.stage import carry_over
 
         project = self.project
-        building = project.znt_dir / f"index.building-{os.getpid()}.duckdb"
-        for stale in (building, building.with_name(building.name + ".wal")):
-            with contextlib.suppress(FileNotFoundError):
-                stale.unlink()
-        # The new file is private until the rename, so it needs no single transaction; loading
-        # and resolving in separate steps keeps DuckDB's memory low.
-        con = store.connect(building, read_only=False)
+        con = store.connect(building, read_only=False, temp_dir=rows / "duckdb-spill")
         try:
             store.create_schema(con)
             store.load_csv_folder(con, rows)
@@ -577,7 +632,9 @@ class Scanner:
         from znt.index.embed.stage import prune
 
         changed = sorted(set(replaced) | set(gone))
-        con = store.connect(self.project.index_path, read_only=False)
+        con = store.connect(
+            self.project.index_path, read_only=False, temp_dir=rows / "duckdb-spill"
+        )
         try:
             store.check_schema(con)
             con.execute("BEGIN")
@@ -642,6 +699,9 @@ class Scanner:
                 "model": (result.embeddings or {}).get("model_key"),
                 "complete": (result.embeddings or {}).get("status") in ("completed", "up_to_date"),
             },
+            # The index file this manifest describes: any other file under that name (a
+            # damaged, replaced or committed one) is read from itself, not trusted.
+            "index_file": index_file_signature(self.project),
         }
         manifest_mod.save(
             self.project.manifest_path,
@@ -724,14 +784,29 @@ def _counts(con: Any) -> tuple[int, int]:
     return (int(row[0]), int(row[1])) if row else (0, 0)
 
 
-def _same_content(path: Path, known: tuple[int, int, str, str | None] | None) -> bool:
+def index_file_signature(project: Project) -> list[int] | None:
+    """(device, inode, size, mtime) of the index file, or None when it is not a regular file:
+    the manifest records it, so a rescan trusts the manifest only for that very file."""
+    import stat
+
+    try:
+        st = os.stat(project.index_path, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _same_content(root: Path, rel: str, known: tuple[int, int, str, str | None] | None) -> bool:
     """True when the file's size and content hash are what the index recorded."""
     if known is None or known[3] is None:
         return False
+    from znt.fsguard import read_source
     from znt.index.parse import content_hash
 
     try:
-        data = path.read_bytes()
+        data, _st = read_source(root, rel)
     except OSError:
         return False
     return len(data) == known[0] and content_hash(data) == known[3]
