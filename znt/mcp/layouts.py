@@ -13,6 +13,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from znt.formats.safe_text import escape_doc, fence
 from znt.mcp.metrics import estimate_tokens
 
 MAX_RESPONSE_TOKENS = 25_000
@@ -41,7 +42,7 @@ def _relations(items: list[dict[str, Any]], key: str, depth: int) -> list[str]:
 
 def search(doc: dict[str, Any]) -> str:
     """Score/Name/File/Code sections, one per result, separated by a blank line."""
-    results = doc.get("results") or []
+    results = escape_doc(doc.get("results") or [])
     if not results:
         return NO_MATCH
     sections = []
@@ -62,10 +63,13 @@ def search(doc: dict[str, Any]) -> str:
                 lines.append(f"{key.capitalize()}:")
                 lines.extend(_relations(r[key], key, 1))
         if r.get("code"):
+            # The fence outruns every backtick run in the code: source text cannot close
+            # it and write a forged result after it.
+            mark = fence(r["code"])
             lines.append("Code:")
-            lines.append("```")
+            lines.append(mark)
             lines.extend(r["code"].splitlines())
-            lines.append("```" + (" (cut at max_code_lines)" if r.get("code_truncated") else ""))
+            lines.append(mark + (" (cut at max_code_lines)" if r.get("code_truncated") else ""))
         sections.append("\n".join(lines))
     out = "\n\n".join(sections)
     if doc.get("truncated"):
@@ -146,7 +150,11 @@ def bound(
         if not lists:
             break
         key = max(lists, key=lambda k: len(doc[k]))
-        doc[key] = doc[key][: len(doc[key]) // 2]
+        before = len(doc[key])
+        doc[key] = doc[key][: before // 2]
+        if key == "results" and isinstance(doc.get("offset"), int):
+            # The next page starts at the first result this answer no longer holds.
+            doc["next_offset"] = doc["offset"] + len(doc[key])
         if key == "nodes" and isinstance(doc.get("edges"), list):
             kept = {n.get("id") for n in doc["nodes"]}
             doc["edges"] = [e for e in doc["edges"] if e["from"] in kept and e["to"] in kept]

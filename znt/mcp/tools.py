@@ -81,6 +81,34 @@ def tool_names(profile: str) -> list[str]:
     return [n for n in PROFILES[profile] if n not in ("check", "impact") or hasattr(api, n)]
 
 
+# Fields whose text comes from the repository's files: an agent must treat it as data, never
+# as instructions (docs/security.md, hostile repository).
+UNTRUSTED_FIELDS = ("code", "signature", "description", "doc")
+
+
+def _mark_untrusted(doc: dict[str, Any]) -> dict[str, Any]:
+    """Each result that carries source text names those fields in ``untrusted``."""
+    for key in ("results", "symbols"):
+        items = doc.get(key)
+        if not isinstance(items, list):
+            continue
+        for item in items:
+            if isinstance(item, dict):
+                spans = [f for f in UNTRUSTED_FIELDS if item.get(f)]
+                if spans:
+                    item["untrusted"] = spans
+    return doc
+
+
+def _clean_text(value: str) -> str:
+    """A string argument with lone surrogates (valid JSON escapes, not UTF-8) replaced."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return value.encode("utf-8", "replace").decode("utf-8")
+    return value
+
+
 # -- arguments -------------------------------------------------------------------------------
 
 
@@ -90,6 +118,7 @@ def _check_type(tool: str, name: str, value: Any, spec: dict[str, Any]) -> Any:
     if kind == "string":
         if not isinstance(value, str):
             raise bad
+        value = _clean_text(value)
         if "enum" in spec:
             value = value.strip().lower()
             if value not in spec["enum"]:
@@ -226,7 +255,7 @@ class Toolbox:
             return error_reply(IoFailure(f"{exc.strerror or exc}{where}"))
 
     def _ok(self, doc: dict[str, Any], render: layouts.Renderer) -> Reply:
-        text, doc = layouts.bound(doc, render)
+        text, doc = layouts.bound(_mark_untrusted(doc), render)
         return Reply(text, doc, files=_files_of(doc))
 
     # search and similar
