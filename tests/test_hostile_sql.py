@@ -1,0 +1,198 @@
+"""``znt sql`` against a hostile repository and a hostile agent (issue 14): file access must
+be impossible by configuration, whatever the statement spells, and a statement must not be
+able to take unbounded time, memory or output, or block writers.
+
+Must-show 3: every table function that ``duckdb_functions()`` lists with a path argument,
+called plainly and with a quoted name, and replacement scans, through symlinks placed in
+``.znt/`` under the names DuckDB itself allows next to a database (its WAL and temporary
+folder): all refused, nothing read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import run_znt
+
+SECRET_TEXT = "OUTSIDE-SECRET-7d1c"
+PATH_PARAMS = {"path", "paths", "file", "pattern", "storage_path", "save_location"}
+
+
+def _path_functions() -> list[str]:
+    import duckdb
+
+    con = duckdb.connect()
+    rows = con.execute(
+        "SELECT DISTINCT function_name, parameters FROM duckdb_functions() "
+        "WHERE function_type = 'table'"
+    ).fetchall()
+    return sorted({name for name, params in rows if PATH_PARAMS & set(params or [])})
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
+    base = tmp_path_factory.mktemp("sql-hostile")
+    root = base / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    secret = base / "secret.csv"
+    secret.write_text(f"col\n{SECRET_TEXT}\n")
+    assert run_znt("scan", str(root)).returncode == 0
+    znt = root / ".znt"
+    links = []
+    for name in ("index.duckdb.wal", "link.csv", "index.duckdb.tmp"):
+        path = znt / name
+        if path.exists() or path.is_symlink():
+            path.unlink() if not path.is_dir() else os.rmdir(path)
+        if name.endswith(".tmp"):
+            path.mkdir()
+            (path / "x.csv").symlink_to(secret)
+            links.append(str(path / "x.csv"))
+        else:
+            path.symlink_to(secret)
+            links.append(str(path))
+    links.append(str(secret))
+    return root, links
+
+
+def test_every_path_table_function_is_refused(hostile: tuple[Path, list[str]]) -> None:
+    root, links = hostile
+    functions = _path_functions()
+    assert {"read_csv", "read_text", "read_blob", "glob", "parquet_scan"} <= set(functions)
+    tried = 0
+    for fn in functions:
+        for link in links:
+            for spelled in (fn, f'"{fn}"', fn.upper()):
+                r = run_znt("sql", "-C", str(root), f"SELECT * FROM {spelled}('{link}')")
+                tried += 1
+                assert SECRET_TEXT not in r.stdout + r.stderr, (fn, link, spelled)
+                assert r.returncode == 2, (fn, link, spelled, r.stdout, r.stderr)
+    assert tried >= 3 * len(functions) * len(links)
+
+
+@pytest.mark.parametrize(
+    "template",
+    [
+        "SELECT * FROM '{link}'",
+        "FROM '{link}'",
+        'SELECT * FROM "{link}"',
+        "SELECT (SELECT content FROM read_text('{link}'))",
+        "WITH t AS (FROM '{link}') SELECT * FROM t",
+        "SELECT * FROM sniff_csv('{link}')",
+        "SELECT getenv('HOME')",
+        "SELECT current_setting('enable_external_access')",
+    ],
+)
+def test_replacement_scans_and_scalar_escapes_are_refused(
+    hostile: tuple[Path, list[str]], template: str
+) -> None:
+    root, links = hostile
+    for link in links:
+        r = run_znt("sql", "-C", str(root), template.format(link=link))
+        assert SECRET_TEXT not in r.stdout + r.stderr, (template, link)
+        if "current_setting" in template:
+            assert r.returncode == 0 and "false" in r.stdout.lower()
+        else:
+            assert r.returncode == 2, (template, link, r.stdout, r.stderr)
+
+
+def test_sql_has_a_timeout(hostile: tuple[Path, list[str]]) -> None:
+    root, _links = hostile
+    started = time.monotonic()
+    r = run_znt(
+        "sql",
+        "-C",
+        str(root),
+        "--timeout",
+        "2",
+        "SELECT count(*) FROM range(100000000000) a",
+    )
+    assert time.monotonic() - started < 30
+    assert r.returncode == 5 and "2" in r.stderr and "time" in r.stderr.lower(), r.stderr
+
+
+def test_sql_has_a_memory_limit(hostile: tuple[Path, list[str]]) -> None:
+    root, _links = hostile
+    r = run_znt(
+        "sql",
+        "-C",
+        str(root),
+        "--timeout",
+        "60",
+        "SELECT string_agg(repeat('x', 1000), '') FROM range(3000000)",
+    )
+    assert r.returncode in (2, 5), r.stdout[:200]
+    assert "memory" in r.stderr.lower(), r.stderr
+
+
+def test_sql_output_is_capped_in_bytes(hostile: tuple[Path, list[str]]) -> None:
+    root, _links = hostile
+    r = run_znt("sql", "-C", str(root), "--format", "json", "SELECT repeat('y', 50000000)")
+    assert len(r.stdout) < 20_000_000
+    assert r.returncode == 0, r.stderr
+    doc = json.loads(r.stdout)
+    assert doc["truncated"] is True
+
+
+def test_sql_stops_on_ctrl_c(hostile: tuple[Path, list[str]]) -> None:
+    root, _links = hostile
+    env = {k: v for k, v in os.environ.items() if k != "ZNT_PROJECT_ROOT"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "znt",
+            "sql",
+            "-C",
+            str(root),
+            "--timeout",
+            "300",
+            "SELECT count(*) FROM range(100000000000) a",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    time.sleep(3)
+    proc.send_signal(signal.SIGINT)
+    _out, err = proc.communicate(timeout=15)
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err
+
+
+def test_a_running_sql_does_not_block_a_scan(hostile: tuple[Path, list[str]]) -> None:
+    root, _links = hostile
+    env = {k: v for k, v in os.environ.items() if k != "ZNT_PROJECT_ROOT"}
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "znt",
+            "sql",
+            "-C",
+            str(root),
+            "--timeout",
+            "20",
+            "SELECT count(*) FROM symbols, range(100000000000) a",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        time.sleep(3)
+        (root / "b.py").write_text("def g():\n    return 2\n")
+        r = run_znt("scan", str(root), env={"ZNT_LOCK_TIMEOUT": "5"})
+        assert r.returncode == 0, r.stderr
+    finally:
+        proc.kill()
+        proc.wait()
