@@ -189,3 +189,34 @@ def test_a_size_cut_points_next_offset_at_the_first_result_not_returned(project:
             assert not seen & {r["id"] for r in nxt.data["results"]}
 
     anyio.run(go)
+
+
+def test_mcp_setup_asks_before_replacing_and_takes_no_paths(tmp_path: Path) -> None:
+    """An agent cannot silently replace the user's provider, nor make a path the model."""
+    home = tmp_path / "xdg"
+    (home / "znt").mkdir(parents=True)
+    managed = home / "znt" / "config.yaml"
+    managed.write_text(
+        "embedding:\n  provider: ollama\n  model: nomic-embed-text\n  url: http://localhost:11434\n"
+    )
+    before = managed.read_text()
+    env = {"XDG_CONFIG_HOME": str(home)}
+    server = Server(tmp_path, env, drop=("ZNT_CONFIG",))
+    try:
+        server.send({"jsonrpc": "2.0", "id": 9, "method": "tools/list"})
+        tools = {t["name"]: t for t in server.read(9)["result"]["tools"]}
+        assert tools["setup"]["annotations"]["destructiveHint"] is True
+        server.send(_tool(1, "setup", {"mode": "bm25"}))
+        answer = server.read(1)["result"]
+        assert answer["structuredContent"]["action"] == "confirm_required", answer
+        assert managed.read_text() == before
+        for bad in ("/etc/passwd", "../../models/x", str(tmp_path)):
+            server.send(_tool(2, "setup", {"mode": "local", "model": bad, "replace": True}))
+            answer = server.read(2)["result"]
+            assert answer["isError"] is True, (bad, answer)
+        assert managed.read_text() == before
+        server.send(_tool(3, "setup", {"mode": "bm25", "replace": True}))
+        assert not server.read(3)["result"]["isError"]
+        assert "bm25" in managed.read_text()
+    finally:
+        server.close()

@@ -48,7 +48,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
     assert run_znt("scan", str(root)).returncode == 0
     znt = root / ".znt"
     links = []
-    for name in ("index.duckdb.wal", "link.csv", "index.duckdb.tmp"):
+    for name in ("link.csv", "index.duckdb.tmp"):
         path = znt / name
         if path.exists() or path.is_symlink():
             path.unlink() if not path.is_dir() else os.rmdir(path)
@@ -64,18 +64,70 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, list[str]]:
 
 
 def test_every_path_table_function_is_refused(hostile: tuple[Path, list[str]]) -> None:
+    """Through the api (the CLI's and MCP's door), every spelling exits 2; a few through the
+    real command line too."""
+    from znt import api
+    from znt.errors import ZntError
+
     root, links = hostile
     functions = _path_functions()
     assert {"read_csv", "read_text", "read_blob", "glob", "parquet_scan"} <= set(functions)
     tried = 0
     for fn in functions:
         for link in links:
-            for spelled in (fn, f'"{fn}"', fn.upper()):
-                r = run_znt("sql", "-C", str(root), f"SELECT * FROM {spelled}('{link}')")
+            for spelled in (fn, f'"{fn}"', fn.upper(), f'main."{fn}"', f"{fn} /* x */ "):
+                statement = f"SELECT * FROM {spelled}('{link}')"
+                with pytest.raises(ZntError) as err:
+                    api.sql(statement, project_path=str(root))
+                assert err.value.exit_code == 2, (statement, err.value.message)
+                assert SECRET_TEXT not in err.value.message
                 tried += 1
-                assert SECRET_TEXT not in r.stdout + r.stderr, (fn, link, spelled)
-                assert r.returncode == 2, (fn, link, spelled, r.stdout, r.stderr)
-    assert tried >= 3 * len(functions) * len(links)
+    assert tried >= 5 * len(functions) * len(links)
+    for fn in ("read_text", '"read_text"', "read_csv_auto", '"glob"'):
+        r = run_znt("sql", "-C", str(root), f"SELECT * FROM {fn}('{links[0]}')")
+        assert r.returncode == 2 and SECRET_TEXT not in r.stdout + r.stderr, (fn, r.stderr)
+
+
+def test_the_configuration_alone_refuses_every_path_function(
+    hostile: tuple[Path, list[str]],
+) -> None:
+    """The second wall tested without the first: statements the name list would refuse run
+    straight on the locked connection, and DuckDB itself refuses to open the files."""
+    from znt.errors import ZntError
+    from znt.features import sql as sql_mod
+    from znt.project import Project
+
+    root, links = hostile
+    project = Project(root)
+    refused = 0
+    for fn in _path_functions():
+        for link in links:
+            for statement in (f"SELECT * FROM {fn}('{link}')", f"SELECT * FROM '{link}'"):
+                try:
+                    doc = sql_mod.sql(project, statement, limit=5)
+                except ZntError as exc:
+                    assert SECRET_TEXT not in exc.message
+                    refused += 1
+                else:
+                    assert SECRET_TEXT not in json.dumps(doc), statement
+    assert refused >= len(_path_functions()) * len(links)
+
+
+def test_a_wal_link_shipped_in_znt_is_never_read(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    root.mkdir()
+    (root / "a.py").write_text("def f():\n    return 1\n")
+    secret = tmp_path / "secret.csv"
+    secret.write_text(f"col\n{SECRET_TEXT}\n")
+    assert run_znt("scan", str(root)).returncode == 0
+    (root / ".znt" / "index.duckdb.wal").symlink_to(secret)
+    for statement in ("SELECT count(*) FROM symbols", f"SELECT * FROM read_text('{secret}')"):
+        r = run_znt("sql", "-C", str(root), statement)
+        assert SECRET_TEXT not in r.stdout + r.stderr
+        assert r.returncode in (2, 3), r.stderr
+    assert run_znt("scan", str(root)).returncode == 0  # the scan removes the link
+    assert not (root / ".znt" / "index.duckdb.wal").is_symlink()
+    assert secret.read_text() == f"col\n{SECRET_TEXT}\n"
 
 
 @pytest.mark.parametrize(

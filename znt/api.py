@@ -356,6 +356,7 @@ def setup(
     token_stdin: bool = False,
     read_secret: Any = None,
     check_provider: bool = False,
+    allow_private_url: bool = False,
 ) -> dict[str, Any]:
     """Without ``mode``: the provider state and recommendations, writing nothing. With
     ``mode``: write the managed config (never a ``ZNT_CONFIG`` file). No key is accepted as an
@@ -381,6 +382,7 @@ def setup(
             token_stdin=token_stdin,
             read_secret=read_secret,
             check_provider=check_provider,
+            allow_private_url=allow_private_url,
         ),
     )
 
@@ -591,19 +593,29 @@ def check(
 # -- sql -----------------------------------------------------------------------------------
 
 
-def sql(query: str, *, limit: int = 1000, project_path: str | None = None) -> dict[str, Any]:
-    """Run one read-only SELECT over the index (docs/sql.md): the file is opened read-only,
-    the statement must be a single SELECT, file-reading functions are refused and external
-    access is switched off for the connection. At most ``limit`` rows (``truncated`` says
-    when more exist)."""
+def sql(
+    query: str,
+    *,
+    limit: int = 1000,
+    timeout: float | None = None,
+    project_path: str | None = None,
+) -> dict[str, Any]:
+    """Run one read-only SELECT over the index (docs/sql.md): the statement must be a single
+    SELECT, and it runs on a private copy of the index with file access switched off by
+    configuration, within ``timeout`` seconds (default 30), a memory limit and an output cap.
+    At most ``limit`` rows (``truncated`` says when more exist)."""
     from znt.features import sql as sql_mod
     from znt.features.sqlguard import SQL_MAX_LIMIT, guard
 
     if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= SQL_MAX_LIMIT:
         raise UsageError(f"limit must be an integer between 1 and {SQL_MAX_LIMIT}", limit=limit)
+    if timeout is None:
+        timeout = sql_mod.DEFAULT_TIMEOUT_S
+    if isinstance(timeout, bool) or not isinstance(timeout, (int, float)) or timeout <= 0:
+        raise UsageError("timeout must be a positive number of seconds", timeout=timeout)
     text = guard(query)
     project = _project_for_read(project_path)
-    return _doc("sql", sql_mod.sql(project, text, limit=limit))
+    return _doc("sql", sql_mod.sql(project, text, limit=limit, timeout=float(timeout)))
 
 
 # -- impact --------------------------------------------------------------------------------

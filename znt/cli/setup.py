@@ -89,6 +89,11 @@ class SetupGroup(click.Group):
     help="Read the API key from stdin (hidden on a terminal) and store it in the OS keyring.",
 )
 @click.option("--check-provider", is_flag=True, help="Probe the endpoint (embeds one short text).")
+@click.option(
+    "--allow-private-url",
+    is_flag=True,
+    help="Allow a --url in a private network range (10/8, 172.16/12, 192.168/16, fc00::/7).",
+)
 @FORMAT
 @common_options
 @click.pass_context
@@ -100,6 +105,7 @@ def setup_cmd(
     token_env: str | None,
     token_stdin: bool,
     check_provider: bool,
+    allow_private_url: bool,
     fmt: str | None,
 ) -> None:
     """Show the embedding provider state and choices, or write the managed config (--mode).
@@ -122,6 +128,7 @@ def setup_cmd(
         token_stdin=token_stdin,
         read_secret=_read_secret,
         check_provider=check_provider,
+        allow_private_url=allow_private_url,
     )
     _emit(ctx, doc, fmt, "setup")
     _exit_if_check_failed(ctx, doc)

@@ -22,10 +22,17 @@ FORMATS = ("table", "json", "jsonl", "csv")
     show_default=True,
     help="Return at most this many rows (a cut result says truncated).",
 )
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0.001),
+    default=30.0,
+    show_default=True,
+    help="Stop the query after this many seconds (exit 5).",
+)
 @click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.")
 @common_options
 @click.pass_context
-def sql_cmd(ctx: click.Context, query: str, limit: int, fmt: str | None) -> None:
+def sql_cmd(ctx: click.Context, query: str, limit: int, timeout: float, fmt: str | None) -> None:
     """Run one read-only SQL query (SELECT, WITH, FROM, DESCRIBE, SHOW) over the index.
 
     QUERY '-' reads the query from stdin. Tables: files, symbols, edges, refs, imports,
@@ -40,7 +47,7 @@ def sql_cmd(ctx: click.Context, query: str, limit: int, fmt: str | None) -> None
 
     if query == "-":
         query = sys.stdin.read()
-    doc = api.sql(query, limit=limit, project_path=settings(ctx).project)
+    doc = api.sql(query, limit=limit, timeout=timeout, project_path=settings(ctx).project)
     chosen = fmt or settings(ctx).format or "table"
     if chosen == "json":
         from znt.formats import json as json_fmt

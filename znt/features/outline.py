@@ -49,10 +49,9 @@ def outline(project: Project, file: str, *, code: bool, members: bool = False) -
     symbols = []
     source: bytes | None = None
     if code:
-        try:
-            source = (project.root / rel).read_bytes()
-        except OSError:
-            source = None
+        from znt.features.source import read_text
+
+        source = read_text(project, rel)
     depth: dict[str, int] = {}
     for r in rows:
         item: dict[str, Any] = {

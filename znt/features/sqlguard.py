@@ -13,14 +13,17 @@ from znt.errors import UsageError
 _SQL_BLOCKED_FUNCTIONS = (
     r"\b(read_\w+|parquet_\w+|glob|sniff_csv|csv_scan|json_scan|iceberg_\w+|delta_scan|"
     r"sqlite_\w+|postgres_\w+|mysql_\w+|httpfs_\w+|getenv|checkpoint|force_checkpoint|"
-    r"install_extension|load_extension|query|query_table)\s*\("
+    r"install_extension|load_extension|query|query_table|enable_logging|enable_profiling|"
+    r"\w*external_resource|json_execute_serialized_sql|add_grammar_extension)\s*\("
 )
+# ``FROM 'file.csv'``: a string where a table belongs is a replacement scan of a file.
+_SQL_REPLACEMENT_SCAN = r"\b(from|join)\s+''"
 SQL_MAX_LIMIT = 100_000
 
 
 def _strip(query: str) -> str:
-    """``query`` without string literals, quoted identifiers and comments, for the function
-    check (a name inside a string is data, not a call)."""
+    """``query`` without string literals and comments, quoted identifiers unquoted, for the
+    function check (a name inside a string is data, not a call; a quoted name is a name)."""
     out = []
     i, n = 0, len(query)
     while i < n:
@@ -34,7 +37,9 @@ def _strip(query: str) -> str:
                         continue
                     break
                 j += 1
-            out.append(" '' " if c == "'" else ' "" ')
+            # A quoted identifier is still a name: ``"read_text"(...)`` calls read_text.
+            ident = query[i + 1 : j].replace('""', '"')
+            out.append(" '' " if c == "'" else f" {ident} ")
             i = j + 1
         elif query.startswith("--", i):
             j = query.find("\n", i)
@@ -81,6 +86,11 @@ def guard(query: str) -> str:
             f"znt sql only reads the index: the function {hit.group(1)}() is refused "
             "(no file, network or other-database access; docs/sql.md)",
             function=hit.group(1),
+        )
+    if re.search(_SQL_REPLACEMENT_SCAN, _strip(text), re.IGNORECASE):
+        raise UsageError(
+            "znt sql only reads the index: a file name where a table belongs (a replacement "
+            "scan) is refused (docs/sql.md)"
         )
     return text
 

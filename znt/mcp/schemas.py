@@ -44,6 +44,8 @@ class ToolDef:
     one_of: tuple[str, ...] = ()
     # Names refused with a pointer to the right one (the original rejects them: -32602).
     refused: dict[str, str] = field(default_factory=dict)
+    # It can replace something of the user's (setup: the global provider config).
+    destructive: bool = False
 
     def input_schema(self) -> dict[str, Any]:
         schema: dict[str, Any] = {"type": "object", "properties": self.properties}
@@ -78,14 +80,17 @@ TOOLS: dict[str, ToolDef] = {
         ToolDef(
             "setup",
             "Embedding provider state and recommendations (bm25, local, ollama, openai, gemini). "
-            "Call first; let the user choose. mode bm25/local writes the config; a remote mode "
-            "returns a one-time setup_url for the user to open (never ask for a key).",
+            "Call first; let the user choose. mode bm25/local writes the user's global config "
+            "(replacing another provider's only with replace=true, after the user agreed); a "
+            "remote mode returns a one-time setup_url for the user to open (never ask for a key).",
             {
                 "mode": _s(enum=["bm25", "local", "ollama", "openai", "gemini"]),
                 "model": _s(),
                 "check_provider": _b(default=False),
+                "replace": _b(default=False),
             },
             read_only=False,
+            destructive=True,
         ),
         ToolDef(
             "setup_status",

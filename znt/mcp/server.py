@@ -53,7 +53,7 @@ def tool_list(box: Toolbox) -> list[types.Tool]:
             input_schema=t.input_schema(),
             annotations=types.ToolAnnotations(
                 read_only_hint=True if t.read_only else None,
-                destructive_hint=None if t.read_only else False,
+                destructive_hint=None if t.read_only else t.destructive,
                 open_world_hint=False,
             ),
         )

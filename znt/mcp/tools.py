@@ -7,6 +7,7 @@ one question and closes it (DESIGN §8).
 from __future__ import annotations
 
 import os
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -98,6 +99,22 @@ def _mark_untrusted(doc: dict[str, Any]) -> dict[str, Any]:
                 if spans:
                     item["untrusted"] = spans
     return doc
+
+
+_MODEL_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]*(/[A-Za-z0-9][A-Za-z0-9._-]*)?(:[\w.-]+)?$")
+
+
+def _model_name(value: str) -> str:
+    """A model given through MCP is a name (``org/name``, ``name:tag``), never a path: an
+    agent must not make znt load files from the disk as a model."""
+    value = value.strip()
+    if not _MODEL_NAME.match(value) or ".." in value or os.path.exists(value):
+        raise UsageError(
+            "setup: model must be a model name such as sentence-transformers/all-MiniLM-L6-v2, "
+            "not a path",
+            argument="model",
+        )
+    return value
 
 
 def _clean_text(value: str) -> str:
@@ -526,7 +543,28 @@ class Toolbox:
     def _tool_setup(self, a: dict[str, Any]) -> Reply:
         mode = a["mode"]
         if mode in (None, "bm25", "local"):
-            doc = api.setup(mode, model=a["model"], check_provider=a["check_provider"])
+            model = _model_name(a["model"]) if a["model"] else None
+            if mode is not None and not a["replace"]:
+                config = api.setup_status()["config"]
+                current = config.get("provider") or {}
+                same = current.get("mode") == mode and (
+                    model is None or current.get("model") == model
+                )
+                if config.get("source") != "default" and current.get("mode") != "bm25" and not same:
+                    # Never replace the user's choice of provider behind their back.
+                    return self._ok(
+                        {
+                            "action": "confirm_required",
+                            "written": None,
+                            "current": current,
+                            "requested_mode": mode,
+                            "reason": "this would replace the user's configured provider "
+                            f"({current.get('mode')}); ask the user, then call setup again "
+                            "with replace=true",
+                        },
+                        layouts.pretty,
+                    )
+            doc = api.setup(mode, model=model, check_provider=a["check_provider"])
             doc["via"] = "mcp"
             return self._ok(doc, layouts.pretty)
         # A provider that sends source text to a server: the user's own decision and step,
