@@ -107,6 +107,7 @@ ROW_SOURCE_MODULES = (
     "index/syntax.py",
     "index/typeflow.py",
     "index/walk.py",
+    "index/workers.py",
     "pipeline/scan.py",
 )
 READ_SIDE_MODULES = (
