@@ -82,6 +82,8 @@ class FileFacts:
     imports: list[ImportRow] = field(default_factory=list)
     candidates: list[tuple[Any, ...]] = field(default_factory=list)
     parse_errors: int = 0
+    # Why part of the file was not indexed (the nesting bound), for the scan's warnings.
+    warning: str | None = None
 
 
 class Extractor(TypeFlow):
@@ -130,6 +132,10 @@ class Extractor(TypeFlow):
         exports: list[dict[str, Any]] = []
 
         cursor = self._cursor_cls(self.query)
+        # Matches start at most MAX_QUERY_DEPTH levels down: matching cost grows with the
+        # square of the nesting (40 KB of nested JS functions took 21 s), so hostile or
+        # generated nesting is bounded here and reported by the definition bound below.
+        cursor.set_max_start_depth(MAX_QUERY_DEPTH)
         primaries = self._primaries
         for pattern, caps in cursor.matches(root):
             primary = primaries.get(pattern, "")
@@ -154,16 +160,13 @@ class Extractor(TypeFlow):
                     continue
                 kind = primary[len("definition.") :]
                 qual = caps.get("qualifier")
-                # A wrapper (decorators, export) belongs to the definition it wraps, so
-                # references inside it (a decorator call) are attributed to that definition.
-                outer = node
-                while outer.parent is not None and outer.parent.type in spec.wrapper_types:
-                    outer = outer.parent
+                # ``start`` becomes the wrapper's start below, once too-deep definitions
+                # are gone (finding a node's parent costs its depth in the tree).
                 defs[key] = Def(
                     kind=kind,
                     name=node_text(names[0]).strip().strip("\"'`") if names else "<lambda>",
                     node=node,
-                    start=outer.start_byte,
+                    start=node.start_byte,
                     end=node.end_byte,
                     qualifier=normalize_expr(node_text(qual[0])) if qual else None,
                     scope_only=kind == "scope",
@@ -192,7 +195,15 @@ class Extractor(TypeFlow):
                     )
                 )
 
-        ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
+        ordered, facts.warning = _within_depth(defs)
+        for d in ordered:
+            # A wrapper (decorators, export) belongs to the definition it wraps, so
+            # references inside it (a decorator call) are attributed to that definition.
+            outer = d.node
+            while outer.parent is not None and outer.parent.type in spec.wrapper_types:
+                outer = outer.parent
+            d.start = outer.start_byte
+        ordered.sort(key=lambda d: (d.start, -d.end))
         self._nest(ordered)
         self._lambda_at = name_lambdas(ordered)
         self._name(path, ordered)
@@ -669,6 +680,39 @@ class Extractor(TypeFlow):
         if hit is not None and hit.type in ("function", "declaration"):
             return hit.id, _resolution_for(hit)
         return None, None
+
+
+# Definitions nested deeper than this are not indexed as symbols of their own (what they
+# contain is attributed to the deepest one kept). Real code stays far below; deeper nesting is
+# generated or hostile, and every level costs the work of the levels around it (tree-sitter
+# finds a node's parent by walking down from the root), which made 5,000 nested lambdas in
+# 50 KB take minutes.
+MAX_DEFINITION_DEPTH = 100
+# Tree levels a query match may start at (a definition level is 2-4 tree levels).
+MAX_QUERY_DEPTH = 600
+
+
+def _within_depth(defs: dict[tuple[int, int], Def]) -> tuple[list[Def], str | None]:
+    """The definitions in text order without those nested deeper than
+    ``MAX_DEFINITION_DEPTH``, and the warning that says so (None when none were dropped)."""
+    ordered = sorted(defs.values(), key=lambda d: (d.start, -d.end))
+    kept: list[Def] = []
+    ends: list[int] = []  # end offsets of the enclosing definitions
+    dropped = 0
+    for d in ordered:
+        while ends and ends[-1] <= d.start:
+            ends.pop()
+        if len(ends) >= MAX_DEFINITION_DEPTH:
+            dropped += 1
+            continue
+        ends.append(d.end)
+        kept.append(d)
+    if not dropped:
+        return kept, None
+    return kept, (
+        f"definitions nested more than {MAX_DEFINITION_DEPTH} deep are not indexed "
+        f"({dropped} skipped; generated or hostile code?)"
+    )
 
 
 def _primary_capture(caps: dict[str, Any]) -> str | None:

@@ -179,6 +179,8 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None, bytes] | None:
         result.status, result.error = "skipped", f"extraction failed: {type(exc).__name__}: {exc}"
         return result, None, b""
     result.module_name = facts.module_name
+    if facts.warning:
+        result.warning = facts.warning
     if facts.parse_errors:
         result.status = "parse_error"
         result.warning = result.warning or "syntax errors; symbols extracted where the tree allowed"
