@@ -12,7 +12,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 import threading
 import urllib.parse
 from collections.abc import Iterator
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.conftest import run_znt
 from tests.mcp_lines import Server, _tool
 
 KEY = "Zq8vT3mW9pL2xR7kN4bCq1Hd"
@@ -110,17 +110,7 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[dict[str, 
 def _run(
     args: list[str], env: dict[str, str], cwd: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    full = {k: v for k, v in os.environ.items() if k not in ("ZNT_PROJECT_ROOT", "ZNT_CONFIG")}
-    full.update(env)
-    return subprocess.run(
-        [sys.executable, "-m", "znt", *args],
-        env=full,
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
+    return run_znt(*args, env=env, cwd=cwd)
 
 
 def _leaks(text: str) -> list[str]:

@@ -11,6 +11,9 @@ import hashlib
 import json
 import os
 import subprocess
+import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -159,45 +162,48 @@ def test_committed_index_cannot_point_code_reads_outside(tmp_path: Path) -> None
     secret.write_text("def handler(x):\n    OUTSIDE_SECRET = 42\n" * 5)
     assert run_znt("scan", str(root)).returncode == 0
     con = duckdb.connect(str(root / ".znt" / "index.duckdb"))
-    con.execute("UPDATE symbols SET file = '../outside.py' WHERE file = 'pkg/app.py'")
+    for table in ("symbols", "refs", "lex_docs", "lex_postings", "embed_docs"):
+        con.execute(f"UPDATE {table} SET file = '../outside.py' WHERE file = 'pkg/app.py'")
+    con.execute("UPDATE symbols SET card = replace(card, 'pkg/app.py', '../outside.py')")
     con.execute("UPDATE files SET path = '../outside.py' WHERE path = 'pkg/app.py'")
     con.close()
+    (root / ".znt" / "manifest.json").unlink()
     r = run_znt("search", "-C", str(root), "--code", "--format", "json", "handler")
+    assert "../outside.py" in r.stdout, r.stdout + r.stderr  # the crafted rows are answered
     assert "OUTSIDE_SECRET" not in r.stdout + r.stderr
     r = run_znt("outline", "-C", str(root), "--code", "../outside.py")
     assert "OUTSIDE_SECRET" not in r.stdout + r.stderr
 
 
-def test_file_swapped_for_fifo_during_scan_costs_that_file(tmp_path: Path) -> None:
-    """A file swapped for a FIFO between the walk and the read neither hangs the scan nor
-    is indexed; the other files are."""
+def _scan_with_swap(tmp_path: Path, swap: Callable[[Path], None]) -> tuple[Path, dict]:
+    """Scan a project of four files, running ``swap(m1.py)`` while the scan is paused
+    between its walk and its reads; returns the root and the scan's JSON."""
     root = _project(tmp_path)
     for i in range(3):
         (root / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
-    env = {"ZNT_DEBUG_PAUSE": "walked:2"}
     proc = subprocess.Popen(
-        [os.sys.executable, "-m", "znt", "scan", "--format", "json", str(root)],
-        env={**os.environ, **env},
+        [sys.executable, "-m", "znt", "scan", "--format", "json", str(root)],
+        env={**os.environ, "ZNT_DEBUG_PAUSE": "walked:2"},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
     marker = root / ".znt" / "paused-walked"
-    for _ in range(400):
-        if marker.exists():
-            break
-        proc.poll()
-        assert proc.returncode is None, proc.stderr.read() if proc.stderr else ""
-        import time
-
+    deadline = time.monotonic() + 60
+    while not marker.exists():
+        assert proc.poll() is None and time.monotonic() < deadline, "the scan did not pause"
         time.sleep(0.02)
     (root / "m1.py").unlink()
-    os.mkfifo(root / "m1.py")
+    swap(root / "m1.py")
     out, err = proc.communicate(timeout=60)
     assert proc.returncode == 0, err
-    import json
+    return root, json.loads(out)
 
-    doc = json.loads(out)
+
+def test_file_swapped_for_fifo_during_scan_costs_that_file(tmp_path: Path) -> None:
+    """A file swapped for a FIFO between the walk and the read neither hangs the scan nor
+    is indexed; the other files are."""
+    root, doc = _scan_with_swap(tmp_path, os.mkfifo)
     problems = {p["path"]: p["message"] for p in doc["problems"]}
     assert "m1.py" in problems, problems
     r = run_znt(
@@ -215,29 +221,9 @@ def test_file_swapped_for_fifo_during_scan_costs_that_file(tmp_path: Path) -> No
 def test_file_swapped_for_symlink_during_scan_is_not_indexed(tmp_path: Path) -> None:
     """The walk does not follow links; a file swapped for one after the walk is not read
     through it either."""
-    root = _project(tmp_path)
-    for i in range(3):
-        (root / f"m{i}.py").write_text(f"def f{i}():\n    return {i}\n")
     outside = tmp_path / "outside.py"
     outside.write_text("def outside_function_secret():\n    pass\n")
-    proc = subprocess.Popen(
-        [os.sys.executable, "-m", "znt", "scan", "--format", "json", str(root)],
-        env={**os.environ, "ZNT_DEBUG_PAUSE": "walked:2"},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-    )
-    import time
-
-    marker = root / ".znt" / "paused-walked"
-    for _ in range(400):
-        if marker.exists():
-            break
-        time.sleep(0.02)
-    (root / "m1.py").unlink()
-    (root / "m1.py").symlink_to(outside)
-    _out, err = proc.communicate(timeout=60)
-    assert proc.returncode == 0, err
+    root, _doc = _scan_with_swap(tmp_path, lambda p: p.symlink_to(outside))
     r = run_znt("sql", "-C", str(root), "SELECT name FROM symbols")
     assert "outside_function_secret" not in r.stdout
 

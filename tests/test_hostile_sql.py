@@ -194,26 +194,21 @@ def test_sql_output_is_capped_in_bytes(hostile: tuple[Path, list[str]]) -> None:
     assert doc["truncated"] is True
 
 
-def test_sql_stops_on_ctrl_c(hostile: tuple[Path, list[str]]) -> None:
-    root, _links = hostile
+def _long_sql(root: Path, timeout: str, query: str) -> subprocess.Popen[str]:
+    """``znt sql`` running a statement that takes far longer than the test."""
     env = {k: v for k, v in os.environ.items() if k != "ZNT_PROJECT_ROOT"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "znt",
-            "sql",
-            "-C",
-            str(root),
-            "--timeout",
-            "300",
-            "SELECT count(*) FROM range(100000000000) a",
-        ],
+    return subprocess.Popen(
+        [sys.executable, "-m", "znt", "sql", "-C", str(root), "--timeout", timeout, query],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
     )
+
+
+def test_sql_stops_on_ctrl_c(hostile: tuple[Path, list[str]]) -> None:
+    root, _links = hostile
+    proc = _long_sql(root, "300", "SELECT count(*) FROM range(100000000000) a")
     time.sleep(3)
     proc.send_signal(signal.SIGINT)
     _out, err = proc.communicate(timeout=15)
@@ -223,23 +218,7 @@ def test_sql_stops_on_ctrl_c(hostile: tuple[Path, list[str]]) -> None:
 
 def test_a_running_sql_does_not_block_a_scan(hostile: tuple[Path, list[str]]) -> None:
     root, _links = hostile
-    env = {k: v for k, v in os.environ.items() if k != "ZNT_PROJECT_ROOT"}
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "znt",
-            "sql",
-            "-C",
-            str(root),
-            "--timeout",
-            "20",
-            "SELECT count(*) FROM symbols, range(100000000000) a",
-        ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
+    proc = _long_sql(root, "20", "SELECT count(*) FROM symbols, range(100000000000) a")
     try:
         time.sleep(3)
         (root / "b.py").write_text("def g():\n    return 2\n")
