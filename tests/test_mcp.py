@@ -252,13 +252,13 @@ def test_every_error_class_is_a_tool_error_and_the_server_goes_on(
             st = await ok(s, "status", {})
             assert st.data["coverage"] == "none" and st.data["has_index"] is False
 
-        # an index DuckDB cannot read: an internal error, reported, and the server goes on
+        # an index DuckDB cannot read: named as damaged (index_corrupt), and the server goes on
         broken = tmp_path / "broken"
         (broken / ".znt").mkdir(parents=True)
         (broken / ".znt" / "index.duckdb").write_bytes(b"not a database" * 1000)
         async with connect(broken) as s:
             crash = await call(s, "search", {"query": "f"})
-            assert crash.error["code"] in ("internal_error", "index_incompatible"), crash.text
+            assert crash.error["code"] == "index_corrupt", crash.text  # named, in words
             assert "Traceback" not in crash.text
             assert (await ok(s, "logs", {})).data["entries"] == []
             assert (await ok(s, "setup_status", {})).data["kind"] == "setup_status"

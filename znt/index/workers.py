@@ -40,13 +40,15 @@ def parse_timeout() -> float:
 
 
 def _die_with_parent(parent: int) -> None:
-    """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere)."""
+    """Ask Linux to SIGKILL this process when its parent dies (no-op elsewhere). ``parent``
+    is the scanner's pid when the scanner forked this worker itself (0 when a fork server
+    did: that server is the parent, and it ends when the scanner does)."""
     with contextlib.suppress(Exception):
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
         libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # PR_SET_PDEATHSIG
-    if os.getppid() != parent:  # the parent died before the request was made
+    if parent and os.getppid() != parent:  # the parent died before the request was made
         os._exit(1)
 
 
@@ -126,12 +128,14 @@ class Pool:
         self.timeout = parse_timeout()
         self.ctx = _context()
         self.workers: list[_Worker] = []
+        self._idle_deaths = 0
 
     def _spawn(self) -> _Worker:
         parent_conn, child_conn = self.ctx.Pipe()
+        forked = self.ctx.get_start_method() == "fork"
         proc = self.ctx.Process(
             target=_worker_main,
-            args=(child_conn, os.getpid(), self.close_fds),
+            args=(child_conn, os.getpid() if forked else 0, self.close_fds),
             daemon=True,
             name="znt-parse",
         )
@@ -146,7 +150,9 @@ class Pool:
             return
         chunk = [pending.popleft() for _ in range(min(CHUNK, len(pending)))]
         worker.queue.extend(chunk)
-        worker.conn.send(chunk)
+        # A worker that died since is found by the wait below (EOF): its queue goes back.
+        with contextlib.suppress(OSError):
+            worker.conn.send(chunk)
 
     def _retire(self, worker: _Worker) -> None:
         with contextlib.suppress(Exception):
@@ -163,6 +169,12 @@ class Pool:
         self._retire(worker)
         _truncate(worker.process.pid, worker.sizes, self._folders)
         index = worker.current
+        if index is None:
+            # It died between files: nothing to blame; but workers that cannot even start
+            # must not be replaced forever.
+            self._idle_deaths += 1
+            if self._idle_deaths > 4 * self.size:
+                raise OSError(f"parse workers keep ending before any file ({reason})")
         waiting = [item for item in worker.queue if item[0] != index]
         pending.extendleft(reversed(waiting))
         job = self._jobs[index] if index is not None else None
@@ -208,6 +220,7 @@ class Pool:
                             _tag, index, code, text = msg
                             raise OSError(code, f"{text} (writing the rows of {jobs[index].path})")
                         _tag, index, res, sizes = msg
+                        self._idle_deaths = 0
                         worker.sizes.update(sizes)
                         worker.current = None
                         if worker.queue and worker.queue[0][0] == index:

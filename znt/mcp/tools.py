@@ -30,6 +30,7 @@ RPC_CODES = {
     "busy": -32001,
     "index_missing": -32003,
     "index_incompatible": -32003,
+    "index_corrupt": -32003,
     "timeout": -32000,
     "cancelled": -32800,
     "internal_error": -32603,
@@ -37,6 +38,7 @@ RPC_CODES = {
 HINTS = {
     "index_missing": "call scan (then poll status until it is done), or run `znt scan`",
     "index_incompatible": "the user must run `znt scan --restart` (MCP never deletes an index)",
+    "index_corrupt": "call scan (it rebuilds a damaged index), or run `znt scan`",
     "busy": "wait for the scan to finish (status), then retry",
     "ambiguous": "retry with one of the candidates (a qualified name or node id)",
     "not_found": "find the exact name with search mode lexical first",
