@@ -197,7 +197,10 @@ def remove_leftovers(project: Project) -> list[str]:
     except OSError:
         return removed
     for name in names:
-        if name.startswith(LEFTOVER_PREFIXES):
+        # ``scan-`` names a row folder (made by mkdtemp); ``scan-progress.json`` beside it is
+        # the progress file, which is not a leftover.
+        folder = name.startswith("scan-") and (project.znt_dir / name).is_dir()
+        if folder or name.startswith("index.building-"):
             fsguard.remove_private(project.znt_dir, name)
             removed.append(name)
     fsguard.remove_foreign(project.znt_dir, DUCKDB_FILES, dirs=DUCKDB_DIRS)
