@@ -35,7 +35,7 @@ from znt.config import ProviderConfig
 from znt.errors import Busy, IndexIncompatible, UsageError
 from znt.gitinfo import head_commit
 from znt.index import manifest as manifest_mod
-from znt.index.languages import LANG_DIR, language_names
+from znt.index.languages import LANG_DIR, language_names, parse_error_message
 from znt.index.log import ScanLog
 from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
 from znt.index.progress import ProgressFile
@@ -171,6 +171,24 @@ def scan_lock(project: Project, notice: Notice | None, timeout: float) -> Iterat
         os.close(fd)
 
 
+def _kept_warnings(
+    found: WalkResult, known: dict[str, tuple[int, int, str, str | None]], parsed: set[str]
+) -> list[tuple[str, str]]:
+    """The parse warnings of files not parsed again (the manifest keeps their status): a
+    warning does not come and go between two scans of the same file."""
+    return [
+        (p, parse_error_message(found.files[p].language))
+        for p in sorted(found.files)
+        if p not in parsed and (known.get(p) or (0, 0, ""))[2] == "parse_error"
+    ]
+
+
+def _embed_rate(embeddings: dict[str, Any]) -> float | None:
+    """Texts per second of this scan's embedding, when it embedded enough to say."""
+    done, seconds = embeddings.get("embedded") or 0, embeddings.get("seconds") or 0
+    return round(done / seconds, 1) if done >= 20 and seconds > 0 else None
+
+
 def _debug_pause(phase: str, project: Project) -> None:
     """``ZNT_DEBUG_PAUSE=phase:seconds`` stalls a scan at a phase boundary (after touching
     ``.znt/paused-<phase>``), so the crash-safety and concurrency tests can kill or race a
@@ -290,9 +308,19 @@ class Scanner:
             "bytes": total_bytes,
             "would_parse": len(changed),
             "estimated_seconds": round(changed_bytes / (PARSE_RATE * workers) + 0.3, 1),
-            "embeddings": "not computed by this version (lexical index and graph only)",
+            "embeddings": self._embed_estimate(changed_bytes, prev),
         }
         return result
+
+    def _embed_estimate(self, changed_bytes: int, prev: Any) -> dict[str, Any]:
+        """How many texts a scan would embed and how long that would take (see
+        ``znt.index.embed.stage.estimate``)."""
+        from znt.index.embed import stage
+
+        rate = None
+        if prev is not None:
+            rate = (prev.last_scan.get("embed") or {}).get("texts_per_second")
+        return stage.estimate(self.project.index_path, self.embed, changed_bytes, rate)
 
     def _result(self, mode: str, started: float) -> ScanResult:
         return ScanResult(
@@ -401,7 +429,8 @@ class Scanner:
             # Only racy candidates: if their content is what the index holds, nothing changed.
             changed = [p for p in changed if not _same_content(project.root / p, known.get(p))]
         if not full and not changed and not deleted:
-            return self._noop(result, t0, prev_manifest, fp, found, known)
+            kept = _kept_warnings(found, known, set())
+            return self._noop(result, t0, prev_manifest, fp, found, known, kept)
 
         jobs = [
             ParseJob(
@@ -443,11 +472,12 @@ class Scanner:
             result.files_deleted = len(deleted)
             for p in vanished:
                 found.files.pop(p, None)
+            parse_problems += _kept_warnings(found, known, set(replaced))
             gone = sorted(set(deleted) | set(vanished))
             # Files re-read only because their mtime was suspect, found identical.
             touched = [(p, m) for p, m in touched if known.get(p, (0, -1))[1] != m]
             if not full and not replaced and not gone and not touched:
-                return self._noop(result, t0, prev_manifest, fp, found, known)
+                return self._noop(result, t0, prev_manifest, fp, found, known, parse_problems)
             self.progress("persisting", 0, 1)
             generation = uuid.uuid4().hex
             commit = head_commit(project.root)
@@ -475,7 +505,9 @@ class Scanner:
             result.problems = self._problem_list(found, parse_problems)
             result.warnings = len(result.problems)
             result.files_skipped = len(found.skipped) + sum(
-                1 for _p, m in parse_problems if not m.startswith(("syntax", "invalid"))
+                1
+                for _p, m in parse_problems
+                if not m.startswith(("syntax", "invalid", "the tree-sitter"))
             )
             result.symbols, result.edges = counts
             self._finish(result, t0, fp, found, files, generation)
@@ -492,11 +524,12 @@ class Scanner:
         fp: str,
         found: WalkResult,
         known: dict[str, tuple[int, int, str, str | None]],
+        parse_problems: list[tuple[str, str]],
     ) -> ScanResult:
         result.mode = "noop"
         result.files_parsed = 0
         result.files_unchanged = len(found.files)
-        result.problems = self._problem_list(found, [])
+        result.problems = self._problem_list(found, parse_problems)
         result.warnings = len(result.problems)
         result.index_commit = head_commit(self.project.root)
         if prev_manifest is not None:
@@ -641,6 +674,9 @@ class Scanner:
             "embed": {
                 "model": (result.embeddings or {}).get("model_key"),
                 "complete": (result.embeddings or {}).get("status") in ("completed", "up_to_date"),
+                # What `scan --dry-run` estimates embedding time from.
+                "texts_per_second": _embed_rate(result.embeddings or {})
+                or self._prev_embed.get("texts_per_second"),
             },
         }
         manifest_mod.save(
