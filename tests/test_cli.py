@@ -233,9 +233,17 @@ def test_scan_summary_goes_to_stdout_progress_never_when_piped(tmp_path):
     assert json.loads(again.stdout)["mode"] == "noop"
 
 
-def run_in_pty(args: list[str], env: dict[str, str] | None = None, *, stdout_too: bool = False):
-    """Run znt with stderr (and, with ``stdout_too``, stdout) on a pseudo-terminal; returns
-    (exit code, what reached stdout, what reached the terminal)."""
+def run_in_pty(
+    args: list[str],
+    env: dict[str, str] | None = None,
+    *,
+    stdout_too: bool = False,
+    typed: bytes | None = None,
+    cwd: Path | None = None,
+):
+    """Run znt with stderr (and, with ``stdout_too``, stdout; with ``typed``, stdin, which
+    receives those bytes) on a pseudo-terminal; returns (exit code, what reached stdout,
+    what reached the terminal)."""
     import os
     import pty
 
@@ -246,11 +254,14 @@ def run_in_pty(args: list[str], env: dict[str, str] | None = None, *, stdout_too
         [sys.executable, "-m", "znt", *args],
         stdout=slave if stdout_too else subprocess.PIPE,
         stderr=slave,
-        stdin=subprocess.DEVNULL,
+        stdin=slave if typed is not None else subprocess.DEVNULL,
         env=full_env,
+        cwd=cwd,
         text=True,
     )
     os.close(slave)
+    if typed is not None:
+        os.write(master, typed)
     chunks = []
     while True:
         try:

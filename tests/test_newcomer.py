@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import pty
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +12,7 @@ import pytest
 
 from tests.conftest import run_znt
 from tests.embed_server import EmbedServer
+from tests.test_cli import run_in_pty
 from tests.test_embed_scan import use_provider
 from znt.formats import text as text_fmt
 
@@ -91,33 +91,6 @@ def test_dry_run_counts_texts_to_embed_and_estimates_time_from_the_measured_rate
     assert f"{emb['texts']} texts to embed" in line and "measured in the last scan" in line
 
 
-def _pty_run(args: list[str], cwd: Path, answer: bytes, env: dict[str, str]) -> tuple[int, str]:
-    """Run znt with stdin and stderr on a pseudo-terminal, typing ``answer``."""
-    master, slave = pty.openpty()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "znt", *args],
-        cwd=cwd,
-        stdin=slave,
-        stdout=subprocess.PIPE,
-        stderr=slave,
-        env=env,
-    )
-    os.close(slave)
-    os.write(master, answer)
-    chunks = []
-    while True:
-        try:
-            data = os.read(master, 65536)
-        except OSError:
-            break
-        if not data:
-            break
-        chunks.append(data)
-    proc.wait(timeout=120)
-    os.close(master)
-    return proc.returncode, b"".join(chunks).decode(errors="replace")
-
-
 def test_a_big_folder_outside_any_repository_is_not_indexed_without_asking(
     tmp_path: Path,
 ) -> None:
@@ -129,8 +102,7 @@ def test_a_big_folder_outside_any_repository_is_not_indexed_without_asking(
     piped = run_znt("scan", str(home), env=env)
     assert piped.returncode == 2 and "--yes" in piped.stderr
     assert not (home / ".znt" / "index.duckdb").exists()
-    full_env = {k: v for k, v in os.environ.items() if k != "ZNT_PROJECT_ROOT"}
-    code, screen = _pty_run(["scan", str(home)], tmp_path, b"n\n", {**full_env, **env})
+    code, _, screen = run_in_pty(["scan", str(home)], env, typed=b"n\n", cwd=tmp_path)
     assert code == 1 and "Index it anyway?" in screen
     assert not (home / ".znt" / "index.duckdb").exists()
     yes = run_znt("scan", "--yes", "--no-embed", str(home), env=env)

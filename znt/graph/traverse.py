@@ -554,6 +554,7 @@ def _ego_distances(graph: Any, start: Sequence[str], depth: int, direction: str)
         probe = graph.reverse(copy=True)
     else:
         probe = graph.to_undirected().to_directed()
+    probe.add_node(_SOURCE)
     probe.add_edges_from((_SOURCE, s) for s in start)
     ego = nx.ego_graph(probe, _SOURCE, radius=depth + 1)
     lengths = nx.single_source_shortest_path_length(ego, _SOURCE)
