@@ -407,3 +407,12 @@ def test_read_commands_leave_fast_with_all_output_and_the_exit_code(tmp_path):
     assert missing.returncode == 1 and "No matching components found." in missing.stdout
     unknown = run_znt("graph", "no_such_symbol", cwd=tmp_path)
     assert unknown.returncode == 4 and "not found" in unknown.stderr
+
+
+def test_setup_mode_choices_are_the_providers():
+    from typing import get_args
+
+    from znt.cli.setup import Mode
+    from znt.index.embed import MODES
+
+    assert get_args(Mode) == MODES

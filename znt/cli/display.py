@@ -156,7 +156,13 @@ def table(kind: str, doc: dict[str, Any], *, color: bool) -> None:
 
 
 def _pairs(title: str, data: dict[str, int]) -> Table:
-    t = Table(title=title, title_justify="left", box=box.ROUNDED, show_header=False)
+    t = Table(
+        title=title,
+        title_justify="left",
+        box=box.ROUNDED,
+        show_header=False,
+        min_width=len(title),
+    )
     t.add_column(style="cyan")
     t.add_column(justify="right")
     for key, value in data.items():

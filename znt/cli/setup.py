@@ -7,7 +7,7 @@ and stores it in the OS keyring; ``--token-env VAR`` names an environment variab
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 from typer.core import TyperCommand, TyperGroup
@@ -16,6 +16,8 @@ from znt.cli.app import app
 from znt.cli.output import TextJsonFormat, chosen_format, note
 from znt.errors import EXIT_FAILURE
 
+# The providers (znt.index.embed.MODES; tests/test_cli.py keeps the two equal).
+Mode = Literal["bm25", "local", "ollama", "openai", "gemini"]
 CheckProvider = Annotated[
     bool, typer.Option("--check-provider", help="Probe the endpoint (embeds one short text).")
 ]
@@ -89,14 +91,7 @@ app.add_typer(setup_app, name="setup")
 @setup_app.callback(invoke_without_command=True)
 def setup_cmd(
     ctx: typer.Context,
-    mode: Annotated[
-        str | None,
-        typer.Option(
-            metavar="MODE",
-            help="Embedding provider to configure: bm25, local, ollama, openai, gemini "
-            "(`znt setup` lists them).",
-        ),
-    ] = None,
+    mode: Annotated[Mode | None, typer.Option(help="Embedding provider to configure.")] = None,
     model: Annotated[str | None, typer.Option(help="Embedding model (defaults per mode).")] = None,
     url: Annotated[
         str | None, typer.Option(help="Server URL for ollama/openai/gemini (defaults per mode).")

@@ -110,6 +110,7 @@ ROW_SOURCE_MODULES = (
 )
 READ_SIDE_MODULES = (
     "graph/__init__.py",
+    "graph/repomap.py",
     "graph/similar.py",
     "graph/traverse.py",
     "index/__init__.py",
