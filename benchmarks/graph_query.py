@@ -52,7 +52,7 @@ except ImportError:  # pragma: no cover - run as a script: its own folder is on 
 # (FROM, options): depth-2 neighbourhoods of different fan-out.
 NEIGHBOURHOODS: tuple[tuple[str, dict[str, Any]], ...] = (
     ("sympy/core/basic.py::Basic.atoms", {"direction": "both"}),
-    ("sympify", {"direction": "both"}),
+    ("sympy.core.sympify.sympify", {"direction": "both"}),
     ("Printer._print", {"direction": "up"}),
     ("solve", {"direction": "down"}),
     ("limit", {"direction": "both"}),
@@ -65,7 +65,7 @@ PATHS: tuple[tuple[str, str], ...] = (
     ("factor", "Basic._xreplace"),
     ("limit", "Basic.xreplace"),
     ("integrate", "Basic._eval_subs"),
-    ("sympify", "solve"),
+    ("sympy.core.sympify.sympify", "solve"),
 )
 DEPTH = 2
 TARGETS = {"inproc_ms": 20.0, "oneshot": 2.0}

@@ -225,29 +225,43 @@ def test_global_options_after_the_command(proj):
 def test_scan_summary_goes_to_stdout_progress_never_when_piped(tmp_path):
     (tmp_path / "a.py").write_text("x = 1\n")
     proc = run_znt("scan", str(tmp_path))
-    assert proc.stdout.startswith("Indexed 1 files (full)")
-    assert "[ast]" not in proc.stderr  # no progress bar when stderr is not a terminal
+    assert proc.stdout.startswith("Indexed 1 file (full)")
+    # No progress display when stderr is not a terminal: no words of it, no escape codes.
+    assert "Parsing" not in proc.stderr and "\x1b" not in proc.stderr
+    assert "\x1b" not in proc.stdout
     again = run_znt("scan", str(tmp_path), "--format", "json")
     assert json.loads(again.stdout)["mode"] == "noop"
 
 
-def test_progress_is_shown_on_a_terminal(tmp_path):
+def run_in_pty(
+    args: list[str],
+    env: dict[str, str] | None = None,
+    *,
+    stdout_too: bool = False,
+    typed: bytes | None = None,
+    cwd: Path | None = None,
+):
+    """Run znt with stderr (and, with ``stdout_too``, stdout; with ``typed``, stdin, which
+    receives those bytes) on a pseudo-terminal; returns (exit code, what reached stdout,
+    what reached the terminal)."""
     import os
     import pty
-    import subprocess
-    import sys
 
-    for i in range(3):
-        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    pass\n")
     master, slave = pty.openpty()
+    full_env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "ZNT_PROJECT_ROOT")}
+    full_env.update({"COLUMNS": "120", **(env or {})})
     proc = subprocess.Popen(
-        [sys.executable, "-m", "znt", "scan", str(tmp_path)],
-        stdout=subprocess.PIPE,
+        [sys.executable, "-m", "znt", *args],
+        stdout=slave if stdout_too else subprocess.PIPE,
         stderr=slave,
+        stdin=slave if typed is not None else subprocess.DEVNULL,
+        env=full_env,
+        cwd=cwd,
         text=True,
     )
-    out, _ = proc.communicate(timeout=120)
     os.close(slave)
+    if typed is not None:
+        os.write(master, typed)
     chunks = []
     while True:
         try:
@@ -257,44 +271,83 @@ def test_progress_is_shown_on_a_terminal(tmp_path):
         if not data:
             break
         chunks.append(data)
+    out = "" if stdout_too else (proc.stdout.read() if proc.stdout else "")
+    proc.wait(timeout=120)
     os.close(master)
-    err = b"".join(chunks).decode()
-    assert proc.returncode == 0
-    assert "[ast]" in err  # phases on the terminal...
-    assert "[ast]" not in out and out.startswith("Indexed 3 files")  # ...never on stdout
+    return proc.returncode, out, b"".join(chunks).decode(errors="replace")
+
+
+def test_progress_is_shown_on_a_terminal(tmp_path):
+    for i in range(3):
+        (tmp_path / f"m{i}.py").write_text(f"def f{i}():\n    pass\n")
+    code, out, err = run_in_pty(["scan", str(tmp_path)])
+    assert code == 0
+    # rich's display on the terminal: the phases in words, a bar, counts, time left...
+    for words in ("Finding files", "Parsing", "3/3", "━", "left", "Resolving references"):
+        assert words in err, words
+    # ...and never on stdout.
+    assert "Parsing" not in out and out.startswith("Indexed 3 files")
+    quiet = run_in_pty(["scan", str(tmp_path), "-q", "--restart"])
+    assert quiet[0] == 0 and "Parsing" not in quiet[2]
 
 
 def test_command_table_names_every_command_of_every_module():
     """The lazy command table (znt.cli.COMMAND_MODULES) must list exactly the commands the
-    modules define, or a command would be missing from `znt --help` or fail to load."""
+    modules register on the one Typer app, or a command would be missing from `znt --help`
+    or fail to load."""
     import importlib
     import pkgutil
 
     import znt.cli
     from znt.cli import COMMAND_MODULES
+    from znt.cli.app import app
 
-    defined = {}
     for info in pkgutil.iter_modules(znt.cli.__path__):
-        module = importlib.import_module(f"znt.cli.{info.name}")
-        for command in getattr(module, "COMMANDS", ()):
-            defined[command.name] = info.name
+        importlib.import_module(f"znt.cli.{info.name}")
+    defined = {c.name: c.callback.__module__.rsplit(".", 1)[-1] for c in app.registered_commands}
+    for g in app.registered_groups:
+        callback = g.typer_instance.registered_callback
+        module = callback.callback if callback else g.typer_instance.registered_commands[0].callback
+        defined[g.name] = module.__module__.rsplit(".", 1)[-1]
     assert defined == COMMAND_MODULES
 
 
 def test_a_search_imports_only_its_own_command_module(tmp_path):
+    """A search loads its own command module and nothing that only draws or walks graphs:
+    no other command, no rich, no networkx, and not pydantic (Typer's own conversion would
+    import it; znt.cli.app converts plain parameters itself)."""
     code = (
         "import sys\n"
         "from znt.cli import main\n"
         "try:\n"
-        "    main(['search', 'x'])\n"
+        "    main(['search', 'x', '--limit', '5', '--mode', 'lexical', '--path', 'a/*'])\n"
         "except SystemExit:\n"
         "    pass\n"
         "print(sorted(m for m in sys.modules if m.startswith('znt.cli.')))\n"
+        "print(sorted(m for m in ('rich', 'networkx', 'pydantic') if m in sys.modules))\n"
     )
     out = subprocess.run(
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
     ).stdout
-    assert out.strip().splitlines()[-1] == "['znt.cli.output', 'znt.cli.search']"
+    modules, heavy = out.strip().splitlines()[-2:]
+    assert modules == "['znt.cli.app', 'znt.cli.output', 'znt.cli.search']"
+    assert heavy == "[]"
+
+
+def test_mistyped_command_suggests_by_edit_distance():
+    proc = run_znt("serach", "x")
+    assert proc.returncode == 2 and "Did you mean 'search'?" in proc.stderr
+    proc = run_znt("stast")
+    assert proc.returncode == 2 and "'stats'" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_znt("zzzzzz")
+    assert proc.returncode == 2 and "Did you mean" not in proc.stderr
+
+
+def test_bad_option_values_exit_2_with_the_allowed_ones(proj):
+    proc = run_znt("search", "x", "--limit", "0", cwd=proj)
+    assert proc.returncode == 2 and "1<=x<=1000" in proc.stderr
+    proc = run_znt("search", "x", "--mode", "fuzzy", cwd=proj)
+    assert proc.returncode == 2 and "'lexical'" in proc.stderr
 
 
 def test_stats_text_shows_mcp_usage_from_the_metrics_file(tmp_path):
@@ -319,7 +372,7 @@ def test_stats_text_shows_mcp_usage_from_the_metrics_file(tmp_path):
         )
         assert metrics.append(path, rec)
     out = run_znt("stats", "-C", str(root)).stdout
-    assert "MCP calls: 3 in 1 session(s), 0 errors" in out
+    assert "MCP calls: 3 in 1 session, 0 errors" in out
     assert "MCP response tokens: 240; estimated saved: 2760" in out
     assert "Top tools: search 2, outline 1" in out
     path.unlink()
@@ -354,3 +407,12 @@ def test_read_commands_leave_fast_with_all_output_and_the_exit_code(tmp_path):
     assert missing.returncode == 1 and "No matching components found." in missing.stdout
     unknown = run_znt("graph", "no_such_symbol", cwd=tmp_path)
     assert unknown.returncode == 4 and "not found" in unknown.stderr
+
+
+def test_setup_mode_choices_are_the_providers():
+    from typing import get_args
+
+    from znt.cli.setup import Mode
+    from znt.index.embed import MODES
+
+    assert get_args(Mode) == MODES

@@ -19,11 +19,17 @@ def test_completion_files_are_current():
 def test_bash_completion_answers_with_commands():
     env = {
         **os.environ,
-        "_ZNT_COMPLETE": "bash_complete",
+        "_ZNT_COMPLETE": "complete_bash",
         "COMP_WORDS": "znt sta",
         "COMP_CWORD": "1",
     }
     out = subprocess.run(
         [sys.executable, "-m", "znt"], env=env, capture_output=True, text=True
     ).stdout
-    assert {"status", "stats"} <= {line.split(",", 1)[-1] for line in out.splitlines()}
+    assert {"status", "stats"} <= set(out.splitlines())
+    # Options of a command too (Typer's mechanism completes the whole tree).
+    env.update(COMP_WORDS="znt search --mo", COMP_CWORD="2")
+    out = subprocess.run(
+        [sys.executable, "-m", "znt"], env=env, capture_output=True, text=True
+    ).stdout
+    assert "--mode" in out.splitlines()

@@ -7,6 +7,7 @@ across an import (x -> y -> z)."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
 import shutil
@@ -389,10 +390,67 @@ def test_answers_do_not_depend_on_the_art_indexes(project: Path, tmp_path: Path)
         assert with_indexes == without, (frm, opts)
 
 
-def test_first_shortest_paths_match_networkx() -> None:
-    """Paths are picked in plain Python (importing networkx would cost a one-shot
-    ``znt graph --to`` more than DuckDB's import); networkx is the oracle here: on random
-    graphs, the same smallest shortest paths from any source to any target."""
+def _whole_graph(root: Path, kinds: tuple[str, ...] = ("call", "implements", "inherits")):
+    """The fixture's whole graph over ``kinds``, project nodes only, loaded into networkx
+    independently of znt's walk: the oracle the answers are compared with."""
+    import networkx as nx
+
+    from tests.conftest import query
+
+    g = nx.DiGraph()
+    marks = ", ".join(f"'{k}'" for k in kinds)
+    for src, dst in query(root, f"SELECT src, dst FROM edges WHERE kind IN ({marks})"):
+        if not dst.startswith(("ext::", "dep::")):
+            g.add_edge(src, dst)
+    return g
+
+
+def test_neighbourhoods_are_networkx_ego_graphs(project: Path) -> None:
+    """Every neighbourhood equals networkx's ego graph of the whole graph (forward for down,
+    reversed for up, undirected for both), with networkx's distances."""
+    import networkx as nx
+
+    from znt import api
+
+    whole = _whole_graph(project)
+    views = {
+        "down": whole,
+        "up": whole.reverse(copy=True),
+        "both": whole.to_undirected(),
+    }
+    checked = 0
+    for start in ("pkg/a.py::start", "pkg/c.py::step_c", "pkg/diamond.py::top"):
+        for direction, view in views.items():
+            for depth in (1, 2, 3):
+                doc = api.graph(start, depth=depth, direction=direction, project_path=str(project))
+                want = nx.single_source_shortest_path_length(view, start, cutoff=depth)
+                got = {n["id"]: n["distance"] for n in doc["nodes"]}
+                assert got == want, (start, direction, depth)
+                checked += 1
+    assert checked == 27
+
+
+def test_paths_are_networkx_shortest_paths(project: Path) -> None:
+    import networkx as nx
+
+    from znt import api
+
+    whole = _whole_graph(project)
+    for src, dst in (
+        ("pkg/a.py::start", "pkg/d.py::step_d"),
+        ("pkg/diamond.py::top", "pkg/diamond.py::bottom"),
+        ("pkg/b.py::step_b", "pkg/d.py::step_d"),
+    ):
+        doc = api.graph(src, to=dst, direction="down", project_path=str(project))
+        want = sorted(nx.all_shortest_paths(whole, src, dst))[:3]
+        assert doc["paths"] == want, (src, dst)
+        assert doc["path_length"] == nx.shortest_path_length(whole, src, dst)
+
+
+def test_shortest_paths_from_several_sources_on_random_graphs() -> None:
+    """``first_shortest_paths`` (networkx over a shared source and target node) against
+    networkx on each source/target pair: the same length, paths that are shortest, and no
+    more than three, on random graphs."""
     import random
 
     import networkx as nx
@@ -401,27 +459,46 @@ def test_first_shortest_paths_match_networkx() -> None:
 
     rng = random.Random(7)
     checked = 0
-    for _ in range(300):
+    for _ in range(200):
         n = rng.randint(2, 14)
         nodes = [f"m{i:02d}" for i in range(n)]
-        succ: dict[str, set[str]] = {}
         g = nx.DiGraph()
-        g.add_nodes_from(["\0s", "\0t"])
+        g.add_nodes_from(nodes)
         for _ in range(rng.randint(1, 3 * n)):
-            u, v = rng.choice(nodes), rng.choice(nodes)
-            succ.setdefault(u, set()).add(v)
-            g.add_edge(u, v)
+            g.add_edge(rng.choice(nodes), rng.choice(nodes))
         sources = rng.sample(nodes, rng.randint(1, 2))
-        targets = set(rng.sample(nodes, rng.randint(1, 2)))
-        g.add_edges_from(("\0s", s) for s in sources)
-        g.add_edges_from((t, "\0t") for t in targets)
-        if nx.has_path(g, "\0s", "\0t"):
-            want = sorted(p[1:-1] for p in nx.all_shortest_paths(g, "\0s", "\0t"))[:3]
-            checked += 1
-        else:
-            want = []
-        assert first_shortest_paths(succ, sources, targets, 3) == want, (succ, sources, targets)
+        targets = rng.sample(nodes, rng.randint(1, 2))
+        lengths = [
+            nx.shortest_path_length(g, s, t)
+            for s in sources
+            for t in targets
+            if nx.has_path(g, s, t)
+        ]
+        got = first_shortest_paths(g, sources, targets, 3)
+        if not lengths:
+            assert got == []
+            continue
+        checked += 1
+        assert 1 <= len(got) <= 3 and got == sorted(got)
+        for p in got:
+            assert p[0] in sources and p[-1] in targets and len(p) - 1 == min(lengths)
+            assert all(g.has_edge(a, b) for a, b in itertools.pairwise(p))
     assert checked > 100
+
+
+def test_call_cycles_are_strongly_connected_components(tmp_path: Path) -> None:
+    (tmp_path / "rec.py").write_text(
+        "def ping(n):\n    return pong(n - 1)\n\n\n"
+        "def pong(n):\n    return ping(n - 1)\n\n\n"
+        "def fact(n):\n    return fact(n - 1)\n\n\n"
+        "def entry():\n    return ping(3) + fact(3)\n"
+    )
+    assert run_znt("scan", "-q", "--no-embed", cwd=tmp_path).returncode == 0
+    rc, doc = graph(tmp_path, "entry", "--direction", "down", "--depth", "3")
+    assert rc == 0
+    assert doc["cycles"] == [["rec.py::ping", "rec.py::pong"], ["rec.py::fact"]]
+    text = run_znt("graph", "entry", "--direction", "down", "--depth", "3", cwd=tmp_path)
+    assert "cycle: ping <-> pong" in text.stdout and "cycle: fact" in text.stdout
 
 
 def test_stats_count_the_queries_of_both_path_searches(project: Path) -> None:

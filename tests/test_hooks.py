@@ -176,7 +176,9 @@ def test_pre_commit_check_blocks_only_on_violations(repo: Path) -> None:
 def test_hook_failure_of_znt_does_not_block(repo: Path) -> None:
     r = run_znt("hook", "install", "--pre-commit", "--check", cwd=repo)
     assert r.returncode == 0, r.stderr
-    # No znt.yaml: `znt check` exits 2 (no rules); the commit goes through with a note.
+    # A broken znt.yaml: `znt check` exits 2 (a usage error, not violations); the commit
+    # goes through with a note.
+    (repo / "znt.yaml").write_text("check: [1]\n")
     edit(repo / "app" / "core.py", "return 0", "return 1")
     ok = subprocess.run(["git", "commit", "-qam", "x"], cwd=repo, capture_output=True, text=True)
     assert ok.returncode == 0, ok.stderr

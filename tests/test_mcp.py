@@ -344,7 +344,7 @@ def test_profiles(project: Path) -> None:
     assert readonly == [t for t in DEFAULT_TOOLS if t in READ_ONLY]
     assert anyio.run(names, "--profile", "minimal") == ["search", "graph", "outline", "status"]
     full = anyio.run(names, "--profile", "full")
-    assert full == [*DEFAULT_TOOLS, "check", "impact"]
+    assert full == [*DEFAULT_TOOLS, "check", "impact", "map"]
     bad = run_znt("mcp", "--profile", "nope", cwd=project)
     assert bad.returncode == 2
 

@@ -65,14 +65,28 @@ def scan(
     no_embed: bool = False,
     progress: Any = None,
     notice: Any = None,
+    guard_scope: bool = False,
 ) -> dict[str, Any]:
     """Index ``path`` (default: the current project) incrementally, then embed what is new
-    with the configured provider (none with ``no_embed``)."""
+    with the configured provider (none with ``no_embed``). With ``guard_scope``, a first
+    scan of a big folder outside any repository raises ``ScopeTooBig`` instead."""
     from znt.config import load_provider_config
     from znt.pipeline.scan import Scanner
 
     project = resolve_project(path, exact=path is not None)
-    embed = None if no_embed or dry_run else load_provider_config(notice)
+    if guard_scope and not dry_run:
+        from znt.errors import ScopeTooBig
+        from znt.project import unversioned_size
+
+        files = unversioned_size(project.root)
+        if files is not None:
+            raise ScopeTooBig(
+                f"{project.root} is not inside a git repository and holds at least "
+                f"{files} files: pass --yes to index it all, or scan a project folder",
+                path=str(project.root),
+                files=files,
+            )
+    embed = None if no_embed else load_provider_config(notice)
     scanner = Scanner(
         project,
         language=language,
@@ -233,6 +247,29 @@ def logs(
 # -- search ------------------------------------------------------------------------------
 
 SEARCH_MODES = ("hybrid", "lexical", "vector")
+
+
+def check_boosts(type: str | None, role: str | None) -> None:
+    """``type`` must be a canonical type or a kind, ``role`` one of Znt's roles: a boost
+    that can match nothing is a typo, answered with the list (exit 2)."""
+    from znt.index.canonical import KIND_TO_TYPE
+    from znt.index.roles import ROLES
+
+    if type is not None:
+        known = sorted(set(KIND_TO_TYPE.values())) + sorted(set(KIND_TO_TYPE) - {"external"})
+        if type not in known:
+            raise UsageError(
+                f"unknown type {type!r}; choose a type ({', '.join(known[:5])}) or a kind "
+                f"({', '.join(known[5:])})",
+                type=type,
+                choices=known,
+            )
+    if role is not None and role not in ROLES:
+        raise UsageError(
+            f"unknown role {role!r}; choose one of {', '.join(ROLES)}", role=role, choices=ROLES
+        )
+
+
 MAX_RELATION_DEPTH = 5
 RELATION_FANOUT = 10
 
@@ -282,6 +319,7 @@ def search(
         raise UsageError("max_code_lines must be 1 or more")
     if max_tokens is not None and max_tokens < 1:
         raise UsageError("max_tokens must be 1 or more")
+    check_boosts(type, role)
     source = _dataset_query(dataset, repositories)
     if source is not None and code:
         raise UsageError("--code needs the project's files; a dataset holds none")
@@ -527,11 +565,12 @@ def similar(
     if max_code_lines < 1:
         raise UsageError("max_code_lines must be 1 or more")
     kinds = tv.parse_edge_types(edge_types)
+    check_boosts(type, role)
     language = None
-    if snippet is not None:
+    if snippet is not None and snippet_language:
         from znt.index.languages import get_language, language_names
 
-        language = (snippet_language or "python").strip().lower()
+        language = snippet_language.strip().lower()
         try:
             get_language(language)
         except KeyError:
@@ -557,6 +596,30 @@ def similar(
         max_code_lines=max_code_lines,
     )
     return _doc("similar", body)
+
+
+# -- map -----------------------------------------------------------------------------------
+
+
+def repo_map(
+    paths: list[str] | None = None,
+    *,
+    max_tokens: int = 1024,
+    focus: list[str] | None = None,
+    project_path: str | None = None,
+) -> dict[str, Any]:
+    """A ranked, token-budgeted map of the repository: files ranked by networkx PageRank
+    over the resolved graph (personalised to ``focus``, files or symbols), each with its
+    most important symbols and signatures, cut at ``max_tokens`` (``ceil(chars/4)`` of the
+    text). ``paths`` limits which files are shown (see znt/graph/repomap.py)."""
+    from znt.features import repomap as map_mod
+
+    if isinstance(max_tokens, bool) or not isinstance(max_tokens, int) or max_tokens < 1:
+        raise UsageError("max_tokens must be an integer >= 1", max_tokens=max_tokens)
+    wanted = [f.strip() for f in focus or [] if f and f.strip()]
+    project = _project_for_read(project_path)
+    body = map_mod.repo_map(project, list(paths or []), max_tokens=max_tokens, focus=wanted)
+    return _doc("map", body)
 
 
 # -- check ---------------------------------------------------------------------------------

@@ -42,6 +42,13 @@ class UsageError(ZntError):
     code = "invalid_params"
 
 
+class ScopeTooBig(UsageError):
+    """``znt scan`` in a big folder that is not a repository (a home folder, /tmp), without
+    the user's word that it is meant."""
+
+    code = "scope_too_big"
+
+
 class IndexMissing(ZntError):
     exit_code = EXIT_INDEX
     code = "index_missing"

@@ -45,3 +45,11 @@ def head_commit(root: Path) -> str | None:
     except OSError:
         return None
     return None
+
+
+def in_repository(root: Path) -> bool:
+    """Whether ``root`` is inside a git work tree (a ``.git`` here or above)."""
+    try:
+        return _git_dir(root) is not None
+    except OSError:
+        return False

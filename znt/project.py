@@ -101,3 +101,43 @@ def mcp_metrics_path(project_root: Path | None) -> Path | None:
     if project_root is None or not (project_root / INDEX_DIR).is_dir():
         return None
     return project_root / INDEX_DIR / MCP_METRICS_FILE
+
+
+# A folder that is not a repository and holds more files than this is scanned only on the
+# user's word (``znt scan --yes``, or yes at the prompt): a home folder or /tmp.
+UNVERSIONED_SCAN_LIMIT = 2000
+# Folders a count of "how big is this folder" skips, as the walk does.
+_SKIP_COUNTING = frozenset({"node_modules", "__pycache__", "venv", "site-packages"})
+
+
+def unversioned_size(root: Path, limit: int | None = None) -> int | None:
+    """How many files ``root`` holds, counted up to just past ``limit`` (default
+    ``ZNT_SCAN_CONFIRM_FILES`` or ``UNVERSIONED_SCAN_LIMIT``), when it is not inside a git
+    repository, has no index yet and holds more than ``limit``; otherwise None. Hidden
+    folders are not counted and links are not followed, as in the walk."""
+    from znt.gitinfo import in_repository
+
+    if limit is None:
+        raw = os.environ.get("ZNT_SCAN_CONFIRM_FILES", "")
+        limit = int(raw) if raw.isdigit() else UNVERSIONED_SCAN_LIMIT
+    if (root / INDEX_DIR).is_dir() or in_repository(root):
+        return None
+    count = 0
+    stack = [str(root)]
+    while stack and count <= limit:
+        try:
+            entries = list(os.scandir(stack.pop()))
+        except OSError:
+            continue
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            try:
+                if entry.is_dir(follow_symlinks=False):
+                    if entry.name not in _SKIP_COUNTING:
+                        stack.append(entry.path)
+                elif entry.is_file(follow_symlinks=False):
+                    count += 1
+            except OSError:
+                continue
+    return count if count > limit else None

@@ -2,49 +2,55 @@
 
 from __future__ import annotations
 
-import click
+from typing import Annotated
 
-from znt.cli.output import common_options, settings
+import typer
+
+from znt.cli.app import app
+from znt.cli.output import TextJsonFormat, chosen_format, settings
 
 
-@click.command("export")
-@click.option(
-    "--parquet",
-    "folder",
-    required=True,
-    metavar="DIR",
-    help="The dataset folder (created if needed; other repositories' exports stay).",
-)
-@click.option(
-    "--repository",
-    metavar="NAME",
-    help="The repository's name in the dataset (default: the project folder's name).",
-)
-@click.option(
-    "--commit", metavar="REV", help="The commit to file it under (default: the indexed commit)."
-)
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), help="Output format.")
-@common_options
-@click.pass_context
+@app.command("export")
 def export_cmd(
-    ctx: click.Context, folder: str, repository: str | None, commit: str | None, fmt: str | None
+    ctx: typer.Context,
+    folder: Annotated[
+        str,
+        typer.Option(
+            "--parquet",
+            metavar="DIR",
+            help="The dataset folder (created if needed; other repositories' exports stay).",
+        ),
+    ],
+    repository: Annotated[
+        str | None,
+        typer.Option(
+            metavar="NAME",
+            help="The repository's name in the dataset (default: the project folder's name).",
+        ),
+    ] = None,
+    commit: Annotated[
+        str | None,
+        typer.Option(
+            metavar="REV", help="The commit to file it under (default: the indexed commit)."
+        ),
+    ] = None,
+    fmt: TextJsonFormat = None,
 ) -> None:
-    """Write the index's tables (files, symbols, edges, postings, texts, vectors) as Parquet
-    under DIR/<table>/repository=NAME/commit=REV/, for `znt search --dataset DIR`,
+    """Write the index's tables as Parquet, for other engines and repositories.
+
+    The tables (files, symbols, edges, postings, texts, vectors) go under
+    DIR/<table>/repository=NAME/commit=REV/, for `znt search --dataset DIR`,
     `znt graph --dataset DIR`, Spark and other engines (docs/export.md)."""
     from znt import api
 
     doc = api.export(
         folder, repository=repository, commit=commit, project_path=settings(ctx).project
     )
-    if (fmt or settings(ctx).format or "text") == "json":
+    if chosen_format(ctx, fmt) == "json":
         from znt.formats import json as json_fmt
 
-        click.echo(json_fmt.render(doc))
+        typer.echo(json_fmt.render(doc))
         return
     from znt.formats.export_text import render
 
-    click.echo(render(doc))
-
-
-COMMANDS = [export_cmd]
+    typer.echo(render(doc))

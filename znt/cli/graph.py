@@ -4,66 +4,52 @@ rendered from that same document (the MCP server reuses the renderers)."""
 
 from __future__ import annotations
 
-import click
+from typing import Annotated, Literal
 
-from znt.cli.output import common_options, dataset_options, emit_graph_doc, settings
+import typer
+
+from znt.cli.app import app
+from znt.cli.output import DatasetOption, RepositoryOption, emit_graph_doc, note, settings
 from znt.errors import EXIT_NOTHING_FOUND
 
-FORMATS = ("text", "json", "mermaid", "dot")
 
-
-@click.command("graph")
-@click.argument("from_", metavar="FROM")
-@click.option(
-    "--to", "to", metavar="TO", help="Trace the shortest call path(s) from FROM to TO instead."
-)
-@click.option(
-    "--depth",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    help="BFS levels around FROM (paths are returned whole, whatever their length).",
-)
-@click.option(
-    "--direction",
-    type=click.Choice(["both", "down", "up"]),
-    default="both",
-    show_default=True,
-    help="down = callees (outgoing edges), up = callers (incoming), both.",
-)
-@click.option(
-    "--edge-types",
-    metavar="CSV",
-    default="call,implements,inherits",
-    show_default=True,
-    help="Edge types to follow: call, implements, inherits, contains, imports.",
-)
-@click.option(
-    "--all", "include_external", is_flag=True, help="Include external nodes (ext::, dep::)."
-)
-@click.option(
-    "--max-nodes",
-    type=click.IntRange(min=1),
-    default=50,
-    show_default=True,
-    help="Show at most this many nodes (a cut answer says truncated).",
-)
-@dataset_options
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.")
-@common_options
-@click.pass_context
+@app.command("graph")
 def graph_cmd(
-    ctx: click.Context,
-    from_: str,
-    to: str | None,
-    depth: int,
-    direction: str,
-    edge_types: str,
-    include_external: bool,
-    max_nodes: int,
-    dataset: str | None,
-    repositories: tuple[str, ...],
-    fmt: str | None,
+    ctx: typer.Context,
+    from_: Annotated[str, typer.Argument(metavar="FROM", help="A symbol, node id or file.")],
+    to: Annotated[
+        str | None,
+        typer.Option(metavar="TO", help="Trace the shortest call path(s) from FROM to TO instead."),
+    ] = None,
+    depth: Annotated[
+        int,
+        typer.Option(
+            min=1, help="BFS levels around FROM (paths are returned whole, whatever their length)."
+        ),
+    ] = 1,
+    direction: Annotated[
+        Literal["both", "down", "up"],
+        typer.Option(help="down = callees (outgoing edges), up = callers (incoming), both."),
+    ] = "both",
+    edge_types: Annotated[
+        str,
+        typer.Option(
+            metavar="CSV",
+            help="Edge types to follow: call, implements, inherits, contains, imports.",
+        ),
+    ] = "call,implements,inherits",
+    include_external: Annotated[
+        bool, typer.Option("--all", help="Include external nodes (ext::, dep::).")
+    ] = False,
+    max_nodes: Annotated[
+        int, typer.Option(min=1, help="Show at most this many nodes (a cut answer says truncated).")
+    ] = 50,
+    dataset: DatasetOption = None,
+    repositories: RepositoryOption = None,
+    fmt: Annotated[
+        Literal["text", "json", "mermaid", "dot"] | None,
+        typer.Option("--format", help="Output format."),
+    ] = None,
 ) -> None:
     """The neighbourhood of FROM, or with --to the call path(s) FROM -> TO.
 
@@ -85,18 +71,11 @@ def graph_cmd(
         max_nodes=max_nodes,
         project_path=settings(ctx).project,
         dataset=dataset,
-        repositories=list(repositories),
+        repositories=list(repositories or []),
     )
     chosen = emit_graph_doc(ctx, doc, fmt, text="graph_text", what="graph")
-    if chosen in ("mermaid", "dot") and not settings(ctx).quiet:
-        comp = doc["completeness"]
-        if not comp["complete"]:
-            click.echo(
-                "znt: lower bound: " + "; ".join(comp["reasons"]),
-                err=True,
-            )
+    comp = doc["completeness"]
+    if chosen in ("mermaid", "dot") and not comp["complete"]:
+        note(ctx, "lower bound: " + "; ".join(comp["reasons"]))
     if not doc["found"]:
-        ctx.exit(EXIT_NOTHING_FOUND)
-
-
-COMMANDS = [graph_cmd]
+        raise typer.Exit(EXIT_NOTHING_FOUND)

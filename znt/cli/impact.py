@@ -4,56 +4,52 @@ text and mermaid are rendered from that document."""
 
 from __future__ import annotations
 
-import click
+from typing import Annotated, Literal
 
-from znt.cli.output import common_options, emit_graph_doc, settings
+import typer
 
-FORMATS = ("text", "json", "mermaid")
+from znt.cli.app import app
+from znt.cli.output import emit_graph_doc, settings
 
 
-@click.command("impact")
-@click.argument("paths", nargs=-1, metavar="[PATH]...")
-@click.option("--staged", is_flag=True, help="The staged change (git diff --cached).")
-@click.option(
-    "--diff", "diff_ref", metavar="REF", help="The working tree against git REF (default HEAD)."
-)
-@click.option(
-    "--depth",
-    type=click.IntRange(min=0),
-    default=3,
-    show_default=True,
-    help="Levels of callers to follow up from the changed symbols.",
-)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.")
-@common_options
-@click.pass_context
+@app.command("impact")
 def impact_cmd(
-    ctx: click.Context,
-    paths: tuple[str, ...],
-    staged: bool,
-    diff_ref: str | None,
-    depth: int,
-    fmt: str | None,
+    ctx: typer.Context,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="[PATH]...", help="Whole files or folders to treat as changed."),
+    ] = None,
+    staged: Annotated[
+        bool, typer.Option("--staged", help="The staged change (git diff --cached).")
+    ] = False,
+    diff_ref: Annotated[
+        str | None,
+        typer.Option(
+            "--diff", metavar="REF", help="The working tree against git REF (default HEAD)."
+        ),
+    ] = None,
+    depth: Annotated[
+        int, typer.Option(min=0, help="Levels of callers to follow up from the changed symbols.")
+    ] = 3,
+    fmt: Annotated[
+        Literal["text", "json", "mermaid"] | None, typer.Option("--format", help="Output format.")
+    ] = None,
 ) -> None:
-    """What a change touches: changed symbols, their transitive callers and the tests among
-    them.
+    """What a change touches: changed symbols, their transitive callers and their tests.
 
     Without options: the working tree against HEAD. --staged: what `git commit` would
-    commit. --diff REF: the working tree against REF. PATH...: whole files (or folders).
-    Changed lines come from `git diff -U0` and are mapped onto the indexed symbols, so scan
-    first (the answer lists files the index is stale for). Callers are a lower bound:
-    dynamic calls can be missed.
+    commit. --diff REF: the working tree against REF. PATH...: whole files (or folders); a
+    path that does not exist exits 4. Changed lines come from `git diff -U0` and are mapped
+    onto the indexed symbols, so scan first (the answer lists files the index is stale for).
+    Callers are a lower bound: dynamic calls can be missed.
     """
     from znt import api
 
     doc = api.impact(
         staged=staged,
         diff=diff_ref,
-        paths=list(paths) or None,
+        paths=list(paths or []) or None,
         depth=depth,
         project_path=settings(ctx).project,
     )
     emit_graph_doc(ctx, doc, fmt, text="impact_text", what="impact")
-
-
-COMMANDS = [impact_cmd]

@@ -2,33 +2,36 @@
 
 from __future__ import annotations
 
-import click
+from typing import Annotated
 
-from znt.cli.output import common_options, emit, settings
+import typer
 
-FORMAT = click.option("--format", "fmt", type=click.Choice(["text", "json"]), help="Output format.")
+from znt.cli.app import app
+from znt.cli.output import ListFormat, TextJsonFormat, emit, settings
 
 
-@click.command("status")
-@click.argument("path", required=False)
-@FORMAT
-@common_options
-@click.pass_context
-def status_cmd(ctx: click.Context, path: str | None, fmt: str | None) -> None:
-    """Whether PATH is indexed, the index's counts, last scan and staleness."""
+@app.command("status")
+def status_cmd(
+    ctx: typer.Context,
+    path: Annotated[str | None, typer.Argument(help="Folder to ask about.")] = None,
+    fmt: TextJsonFormat = None,
+) -> None:
+    """Whether PATH is indexed, the index's counts, embeddings, last scan and staleness."""
     from znt import api
 
     emit(ctx, api.status(path if path is not None else settings(ctx).project), fmt, "status")
 
 
-@click.command("outline")
-@click.argument("file")
-@click.option("--code", is_flag=True, help="Include each symbol's source.")
-@click.option("--members", is_flag=True, help="Also nested symbols (methods, fields, ...).")
-@FORMAT
-@common_options
-@click.pass_context
-def outline_cmd(ctx: click.Context, file: str, code: bool, members: bool, fmt: str | None) -> None:
+@app.command("outline")
+def outline_cmd(
+    ctx: typer.Context,
+    file: Annotated[str, typer.Argument(metavar="FILE", help="An indexed file.")],
+    code: Annotated[bool, typer.Option("--code", help="Include each symbol's source.")] = False,
+    members: Annotated[
+        bool, typer.Option("--members", help="Also nested symbols (methods, fields, ...).")
+    ] = False,
+    fmt: TextJsonFormat = None,
+) -> None:
     """FILE's top-level symbols by line."""
     from znt import api
 
@@ -36,27 +39,24 @@ def outline_cmd(ctx: click.Context, file: str, code: bool, members: bool, fmt: s
     emit(ctx, doc, fmt, "outline")
 
 
-@click.command("stats")
-@FORMAT
-@common_options
-@click.pass_context
-def stats_cmd(ctx: click.Context, fmt: str | None) -> None:
+@app.command("stats")
+def stats_cmd(ctx: typer.Context, fmt: TextJsonFormat = None) -> None:
     """Index counts by type, kind, language, edge kind and resolution."""
     from znt import api
 
     emit(ctx, api.stats(project_path=settings(ctx).project), fmt, "stats")
 
 
-@click.command("logs")
-@click.option("--stream-id", help="Cursor: the stream_id of an earlier answer.")
-@click.option("--after-id", type=int, help="Cursor: only entries after this id.")
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), help="Output format."
-)
-@common_options
-@click.pass_context
+@app.command("logs")
 def logs_cmd(
-    ctx: click.Context, stream_id: str | None, after_id: int | None, fmt: str | None
+    ctx: typer.Context,
+    stream_id: Annotated[
+        str | None, typer.Option(help="Cursor: the stream_id of an earlier answer.")
+    ] = None,
+    after_id: Annotated[
+        int | None, typer.Option(help="Cursor: only entries after this id.")
+    ] = None,
+    fmt: ListFormat = None,
 ) -> None:
     """The last 100 scan log entries."""
     from znt import api
@@ -68,6 +68,3 @@ def logs_cmd(
         "logs",
         "entries",
     )
-
-
-COMMANDS = [status_cmd, outline_cmd, stats_cmd, logs_cmd]

@@ -3,23 +3,26 @@ the client's config. The MCP SDK is imported only when the server starts."""
 
 from __future__ import annotations
 
-import click
+from typing import Annotated, Literal
 
-from znt.cli.output import common_options, settings
+import typer
 
-PROFILES = ("default", "readonly", "minimal", "full")
+from znt.cli.app import app
+from znt.cli.output import settings
+
+Profile = Annotated[
+    Literal["default", "readonly", "minimal", "full"],
+    typer.Option(
+        help="Tool set: default (the ten tools), readonly, minimal, full (+check, impact, map)."
+    ),
+]
+
+mcp_app = typer.Typer(rich_markup_mode="rich")
+app.add_typer(mcp_app, name="mcp")
 
 
-@click.group("mcp", invoke_without_command=True)
-@click.option(
-    "--profile",
-    type=click.Choice(PROFILES),
-    default="default",
-    show_default=True,
-    help="Tool set: default (the ten tools), readonly, minimal, full (+check, impact).",
-)
-@click.pass_context
-def mcp_cmd(ctx: click.Context, profile: str) -> None:
+@mcp_app.callback(invoke_without_command=True)
+def mcp_cmd(ctx: typer.Context, profile: Profile = "default") -> None:
     """Serve the znt tools over MCP stdio (stdout carries only the protocol).
 
     The project is ZNT_PROJECT_ROOT, else the current folder. See docs/mcp.md."""
@@ -35,19 +38,19 @@ def mcp_cmd(ctx: click.Context, profile: str) -> None:
     serve(profile)
 
 
-@mcp_cmd.command("install")
-@click.option(
-    "--client",
-    type=click.Choice(["claude-code", "vscode", "cursor"]),
-    required=True,
-    help="Which client's config to write.",
-)
-@click.option("--print", "print_only", is_flag=True, help="Print the config, write nothing.")
-@click.option("--profile", type=click.Choice(PROFILES), default="default", show_default=True)
-@click.option("--name", default="znt", show_default=True, help="The server's name in the config.")
-@common_options
-@click.pass_context
-def install_cmd(ctx: click.Context, client: str, print_only: bool, profile: str, name: str) -> None:
+@mcp_app.command("install")
+def install_cmd(
+    ctx: typer.Context,
+    client: Annotated[
+        Literal["claude-code", "vscode", "cursor"],
+        typer.Option(help="Which client's config to write."),
+    ],
+    print_only: Annotated[
+        bool, typer.Option("--print", help="Print the config, write nothing.")
+    ] = False,
+    profile: Profile = "default",
+    name: Annotated[str, typer.Option(help="The server's name in the config.")] = "znt",
+) -> None:
     """Add znt to the client's MCP config in the project (merged with what is there)."""
     import json
     from pathlib import Path
@@ -57,10 +60,7 @@ def install_cmd(ctx: click.Context, client: str, print_only: bool, profile: str,
     root = Path(settings(ctx).project or ".").expanduser().resolve()
     result = install.plan(client, root, profile, name)
     if print_only:
-        click.echo(json.dumps(result["config"], ensure_ascii=False, indent=2))
+        typer.echo(json.dumps(result["config"], ensure_ascii=False, indent=2))
         return
     install.write(result)
-    click.echo(f"{result['action']} {name!r} in {result['path']}")
-
-
-COMMANDS = [mcp_cmd]
+    typer.echo(f"{result['action']} {name!r} in {result['path']}")

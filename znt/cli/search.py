@@ -2,58 +2,56 @@
 
 from __future__ import annotations
 
-import click
+from typing import Annotated, Literal
 
-from znt.cli.output import common_options, dataset_options, emit, settings
+import typer
+
+from znt.cli.app import app
+from znt.cli.output import DatasetOption, ListFormat, RepositoryOption, emit, note, settings
 from znt.errors import EXIT_NOTHING_FOUND
 
 
-@click.command("search")
-@click.argument("query")
-@click.option(
-    "--mode",
-    type=click.Choice(["hybrid", "lexical", "vector"]),
-    default="hybrid",
-    show_default=True,
-    help="lexical for identifiers, vector for behaviour, hybrid fuses both.",
-)
-@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
-@click.option("--type", "type_", metavar="TYPE", help="Boost this type or kind (soft, +4).")
-@click.option("--role", metavar="ROLE", help="Boost this role (soft, +4).")
-@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB (**/ implied).")
-@click.option("--compact", is_flag=True, help="No caller/callee relations.")
-@click.option("--code", is_flag=True, help="Include each result's source.")
-@click.option("--max-code-lines", type=click.IntRange(1), default=30, show_default=True)
-@click.option("--callers", type=click.IntRange(0, 5), default=0, help="Attach callers, N levels.")
-@click.option("--callees", type=click.IntRange(0, 5), default=0, help="Attach callees, N levels.")
-@click.option("--max-tokens", type=click.IntRange(1), help="Cut the answer at ~N tokens.")
-@dataset_options
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), help="Output format."
-)
-@common_options
-@click.pass_context
+@app.command("search")
 def search_cmd(
-    ctx: click.Context,
-    query: str,
-    mode: str,
-    limit: int,
-    offset: int,
-    type_: str | None,
-    role: str | None,
-    path_glob: str | None,
-    compact: bool,
-    code: bool,
-    max_code_lines: int,
-    callers: int,
-    callees: int,
-    max_tokens: int | None,
-    dataset: str | None,
-    repositories: tuple[str, ...],
-    fmt: str | None,
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="Words, an identifier or both.")],
+    mode: Annotated[
+        Literal["hybrid", "lexical", "vector"],
+        typer.Option(help="lexical for identifiers, vector for behaviour, hybrid fuses both."),
+    ] = "hybrid",
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 10,
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    type_: Annotated[
+        str | None,
+        typer.Option("--type", metavar="TYPE", help="Boost this type or kind (soft, +4)."),
+    ] = None,
+    role: Annotated[
+        str | None, typer.Option(metavar="ROLE", help="Boost this role (soft, +4).")
+    ] = None,
+    path_glob: Annotated[
+        str | None,
+        typer.Option("--path", metavar="GLOB", help="Only files matching GLOB (**/ implied)."),
+    ] = None,
+    compact: Annotated[
+        bool,
+        typer.Option("--compact", help="One line per result, and no caller/callee relations."),
+    ] = False,
+    code: Annotated[bool, typer.Option("--code", help="Include each result's source.")] = False,
+    max_code_lines: Annotated[int, typer.Option(min=1)] = 30,
+    callers: Annotated[int, typer.Option(min=0, max=5, help="Attach callers, N levels.")] = 0,
+    callees: Annotated[int, typer.Option(min=0, max=5, help="Attach callees, N levels.")] = 0,
+    max_tokens: Annotated[
+        int | None, typer.Option(min=1, help="Cut the answer at ~N tokens.")
+    ] = None,
+    dataset: DatasetOption = None,
+    repositories: RepositoryOption = None,
+    fmt: ListFormat = None,
 ) -> None:
-    """Symbols ranked for QUERY. Exit 1 when nothing matches."""
+    """Symbols ranked for QUERY. Exit 1 when nothing matches.
+
+    In lexical mode a query no identifier matches falls back to vectors (when the index has
+    them): the answer then says mode_used "vector" and fallback "vector" in JSON, and a
+    notice on stderr."""
     from znt import api
 
     doc = api.search(
@@ -72,14 +70,10 @@ def search_cmd(
         max_tokens=max_tokens,
         project_path=settings(ctx).project,
         dataset=dataset,
-        repositories=list(repositories),
+        repositories=list(repositories or []),
     )
-    emit(ctx, doc, fmt, "search", list_key="results")
-    if not settings(ctx).quiet:
-        for w in doc["warnings"]:
-            click.echo(f"znt: {w}", err=True)
+    emit(ctx, doc, fmt, "search_compact" if compact else "search", list_key="results")
+    for w in doc["warnings"]:
+        note(ctx, w)
     if not doc["results"]:
-        ctx.exit(EXIT_NOTHING_FOUND)
-
-
-COMMANDS = [search_cmd]
+        raise typer.Exit(EXIT_NOTHING_FOUND)

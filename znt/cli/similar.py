@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 import sys
+from typing import Annotated
 
-import click
+import typer
 
-from znt.cli.output import common_options, settings
+from znt.cli.app import app
+from znt.cli.output import ListFormat, chosen_format, note, settings
 from znt.errors import EXIT_NOTHING_FOUND, UsageError
 
 
-def _read_snippet(source: str, language: str | None) -> tuple[str, str]:
+def _read_snippet(source: str, language: str | None) -> tuple[str, str | None]:
     """The snippet's text and language: from FILE (language by its suffix unless given) or
-    from stdin with ``-`` (python unless given)."""
+    from stdin with ``-`` (the language given, else None: the project's main language)."""
     if source == "-":
-        return sys.stdin.read(), language or "python"
+        return sys.stdin.read(), language
     from pathlib import Path
 
     path = Path(source).expanduser()
@@ -34,56 +36,57 @@ def _read_snippet(source: str, language: str | None) -> tuple[str, str]:
     return text, found
 
 
-@click.command("similar")
-@click.argument("target", required=False)
-@click.option("--query", metavar="TEXT", help="Compare with a description instead of a symbol.")
-@click.option(
-    "--snippet",
-    metavar="FILE|-",
-    help="Compare with code that is not in the index (a file, or - for stdin).",
-)
-@click.option(
-    "--language",
-    metavar="LANG",
-    help="Language of --snippet (default: from the file suffix; python for stdin).",
-)
-@click.option("--limit", type=click.IntRange(1, 1000), default=10, show_default=True)
-@click.option("--offset", type=click.IntRange(0), default=0, show_default=True)
-@click.option(
-    "--edge-types",
-    metavar="CSV",
-    default="call,implements,inherits",
-    show_default=True,
-    help="Edge types whose neighbour sets are compared (call, implements, inherits, ...).",
-)
-@click.option("--type", "type_", metavar="TYPE", help="Prefer this type or kind (soft).")
-@click.option("--role", metavar="ROLE", help="Prefer this role (soft).")
-@click.option("--path", "path_glob", metavar="GLOB", help="Only files matching GLOB (**/ implied).")
-@click.option("--code", is_flag=True, help="Include each result's source.")
-@click.option("--max-code-lines", type=click.IntRange(1), default=30, show_default=True)
-@click.option(
-    "--format", "fmt", type=click.Choice(["text", "json", "jsonl"]), help="Output format."
-)
-@common_options
-@click.pass_context
+@app.command("similar")
 def similar_cmd(
-    ctx: click.Context,
-    target: str | None,
-    query: str | None,
-    snippet: str | None,
-    language: str | None,
-    limit: int,
-    offset: int,
-    edge_types: str,
-    type_: str | None,
-    role: str | None,
-    path_glob: str | None,
-    code: bool,
-    max_code_lines: int,
-    fmt: str | None,
+    ctx: typer.Context,
+    target: Annotated[
+        str | None, typer.Argument(help="A qualified name, short name or node id.")
+    ] = None,
+    query: Annotated[
+        str | None,
+        typer.Option(metavar="TEXT", help="Compare with a description instead of a symbol."),
+    ] = None,
+    snippet: Annotated[
+        str | None,
+        typer.Option(
+            metavar="FILE|-",
+            help="Compare with code that is not in the index (a file, or - for stdin).",
+        ),
+    ] = None,
+    language: Annotated[
+        str | None,
+        typer.Option(
+            metavar="LANG",
+            help="Language of --snippet (default: from the file suffix; for stdin, the "
+            "project's main language).",
+        ),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, max=1000)] = 10,
+    offset: Annotated[int, typer.Option(min=0)] = 0,
+    edge_types: Annotated[
+        str,
+        typer.Option(
+            metavar="CSV",
+            help="Edge types whose neighbour sets are compared (call, implements, inherits, ...).",
+        ),
+    ] = "call,implements,inherits",
+    type_: Annotated[
+        str | None, typer.Option("--type", metavar="TYPE", help="Prefer this type or kind (soft).")
+    ] = None,
+    role: Annotated[
+        str | None, typer.Option(metavar="ROLE", help="Prefer this role (soft).")
+    ] = None,
+    path_glob: Annotated[
+        str | None,
+        typer.Option("--path", metavar="GLOB", help="Only files matching GLOB (**/ implied)."),
+    ] = None,
+    code: Annotated[bool, typer.Option("--code", help="Include each result's source.")] = False,
+    max_code_lines: Annotated[int, typer.Option(min=1)] = 30,
+    fmt: ListFormat = None,
 ) -> None:
-    """Code similar to TARGET (a qualified name, short name or id), to --query TEXT or to
-    --snippet FILE|-: 0.6 x vector cosine + 0.3 x Jaccard of call-graph neighbours + 0.1 x
+    """Analogues and near-duplicates of TARGET, of --query TEXT or of --snippet FILE|-.
+
+    TARGET is a qualified name, short name or id. Score: 0.6 x vector cosine + 0.3 x Jaccard of call-graph neighbours + 0.1 x
     role/kind agreement, 0..1, each with the reason. Without embeddings the answer says so
     and ranks by the other parts. An ambiguous TARGET exits 4 with the candidates; nothing
     found exits 1.
@@ -91,7 +94,7 @@ def similar_cmd(
     from znt import api
 
     if language and snippet is None:
-        raise click.UsageError("--language applies to --snippet only", ctx)
+        raise UsageError("--language applies to --snippet only")
     text = None
     if snippet is not None:
         text, language = _read_snippet(snippet, language)
@@ -110,24 +113,20 @@ def similar_cmd(
         max_code_lines=max_code_lines,
         project_path=settings(ctx).project,
     )
-    chosen = fmt or settings(ctx).format or "text"
+    chosen = chosen_format(ctx, fmt)
     from znt.formats import json as json_fmt
 
     if chosen == "json":
-        click.echo(json_fmt.render(doc))
+        typer.echo(json_fmt.render(doc))
     elif chosen == "jsonl":
         out = json_fmt.render_lines(doc, "results")
         if out:
-            click.echo(out)
+            typer.echo(out)
     else:
         from znt.formats import similar_text
 
-        click.echo(similar_text.render(doc))
-    if not settings(ctx).quiet:
-        for w in doc["warnings"]:
-            click.echo(f"znt: warning: {w}", err=True)
+        typer.echo(similar_text.render(doc))
+    for w in doc["warnings"]:
+        note(ctx, f"warning: {w}")
     if not doc["results"]:
-        ctx.exit(EXIT_NOTHING_FOUND)
-
-
-COMMANDS = [similar_cmd]
+        raise typer.Exit(EXIT_NOTHING_FOUND)

@@ -1,75 +1,74 @@
 """``znt sql QUERY``: one read-only SELECT over the index tables (docs/data-model.md), as an
-aligned table, JSON or CSV. Anything but a single read statement exits 2 before it runs,
-and the index is opened read-only with external access off (docs/sql.md)."""
+aligned table (a rich table on a terminal), JSON or CSV. Anything but a single read
+statement exits 2 before it runs, and the index is opened read-only with external access
+off (docs/sql.md)."""
 
 from __future__ import annotations
 
 import sys
+from typing import Annotated, Literal
 
-import click
+import typer
 
-from znt.cli.output import common_options, settings
+from znt.cli.app import app
+from znt.cli.output import chosen_format, note, on_terminal, settings
 
-FORMATS = ("table", "json", "jsonl", "csv")
 
-
-@click.command("sql")
-@click.argument("query", metavar="QUERY")
-@click.option(
-    "--limit",
-    type=click.IntRange(min=1, max=100_000),
-    default=1000,
-    show_default=True,
-    help="Return at most this many rows (a cut result says truncated).",
-)
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0.001),
-    default=30.0,
-    show_default=True,
-    help="Stop the query after this many seconds (exit 5).",
-)
-@click.option("--format", "fmt", type=click.Choice(FORMATS), help="Output format.")
-@common_options
-@click.pass_context
-def sql_cmd(ctx: click.Context, query: str, limit: int, timeout: float, fmt: str | None) -> None:
+@app.command("sql")
+def sql_cmd(
+    ctx: typer.Context,
+    query: Annotated[str, typer.Argument(metavar="QUERY", help="The query, or - for stdin.")],
+    limit: Annotated[
+        int,
+        typer.Option(
+            min=1, max=100_000, help="Return at most this many rows (a cut result says truncated)."
+        ),
+    ] = 1000,
+    timeout: Annotated[
+        float,
+        typer.Option(min=0.001, help="Stop the query after this many seconds (exit 5)."),
+    ] = 30.0,
+    fmt: Annotated[
+        Literal["table", "json", "jsonl", "csv"] | None,
+        typer.Option("--format", help="Output format."),
+    ] = None,
+) -> None:
     """Run one read-only SQL query (SELECT, WITH, FROM, DESCRIBE, SHOW) over the index.
 
     QUERY '-' reads the query from stdin. Tables: files, symbols, edges, refs, imports,
     import_candidates, meta, and the views nodes and externals (docs/data-model.md). Writing
     statements, several statements and file-reading functions (read_csv, glob, ...) exit 2.
 
-    \b
-    Example:
-      znt sql "SELECT kind, count(*) AS n FROM edges GROUP BY kind ORDER BY n DESC"
+    Example: znt sql "SELECT kind, count(*) AS n FROM edges GROUP BY kind ORDER BY n DESC"
     """
     from znt import api
 
     if query == "-":
         query = sys.stdin.read()
     doc = api.sql(query, limit=limit, timeout=timeout, project_path=settings(ctx).project)
-    chosen = fmt or settings(ctx).format or "table"
+    chosen = chosen_format(ctx, fmt, default="table")
+    if chosen == "text":
+        chosen = "table"
     if chosen == "json":
         from znt.formats import json as json_fmt
 
-        click.echo(json_fmt.render(doc))
+        typer.echo(json_fmt.render(doc))
         return
     if chosen == "jsonl":
         import json
 
         names = [c["name"] for c in doc["columns"]]
         for row in doc["rows"]:
-            click.echo(
+            typer.echo(
                 json.dumps(dict(zip(names, row, strict=False)), ensure_ascii=False, default=str)
             )
+    elif chosen == "table" and on_terminal():
+        from znt.cli import display
+
+        display.table("sql", doc, color=settings(ctx).use_color())
     else:
         from znt.formats import table
 
-        click.echo(table.render_csv(doc) if chosen == "csv" else table.render(doc))
-    if doc["truncated"] and not settings(ctx).quiet and chosen != "table":
-        click.echo(
-            f"znt: truncated at --limit {doc['limit']} rows; raise --limit for more", err=True
-        )
-
-
-COMMANDS = [sql_cmd]
+        typer.echo(table.render_csv(doc) if chosen == "csv" else table.render(doc))
+    if doc["truncated"] and chosen != "table":
+        note(ctx, f"truncated at --limit {doc['limit']} rows; raise --limit for more")

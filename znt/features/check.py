@@ -55,6 +55,7 @@ def check(
     return {
         "project_root": str(project.root),
         "rules_file": config.source,
+        "default_rules": config.source == rules_mod.DEFAULT_SOURCE,
         "passed": errors == 0,
         "summary": {
             "rules": len(config.rules),
@@ -72,7 +73,8 @@ def check(
 
 
 def _config(project: Project, rules_file: str | None) -> Any:
-    """The validated ``check:`` section of ``rules_file`` or of the project's znt.yaml."""
+    """The validated ``check:`` section of ``rules_file`` or of the project's znt.yaml, or
+    the default rule set when the project has neither a znt.yaml nor a ``check:`` in it."""
     from znt.graph import rules as rules_mod
     from znt.settings import read_check_section
 
@@ -84,11 +86,9 @@ def _config(project: Project, rules_file: str | None) -> Any:
             raise UsageError(f"rules file not found: {rules_file}")
     else:
         path = project.config_path
-        if not path.is_file():
-            raise UsageError(
-                f"no {path.name} at {project.root}: add a 'check:' section with rules "
-                "(see docs/check.md) or pass --rules FILE"
-            )
+        if not path.is_file() or read_check_section(path) is None:
+            # As linters do: without rules of the project's own, the default set runs.
+            return rules_mod.parse_config(rules_mod.DEFAULT_CHECK, rules_mod.DEFAULT_SOURCE)
     raw = read_check_section(path)
     if raw is None:
         raise UsageError(f"{path.name} has no 'check:' section (see docs/check.md)")

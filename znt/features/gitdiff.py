@@ -138,6 +138,11 @@ def path_changes(proj: Project, paths: list[str]) -> list[dict[str, Any]]:
     with store.open_index(proj.index_path, read_only=True) as con:
         known = [r[0] for r in con.execute("SELECT path FROM files").fetchall()]
     for p in paths:
+        given = Path(p).expanduser()
+        if given.is_absolute() and not given.exists():
+            # Nothing there, inside the project or not: not found (exit 4), as for any
+            # missing file, rather than "outside the project".
+            raise NotFound(f"no such file or folder: {p}", file_path=p, suggestions=[])
         rel = relative_path(proj, p)
         under = [k for k in known if k == rel or rel in ("", ".") or k.startswith(rel + "/")]
         if not under and not (proj.root / rel).exists():

@@ -185,6 +185,8 @@ def graph(
         },
         "stats": {"queries": walk.queries, "levels": walk.levels},
     }
+    if target is None:
+        body["cycles"] = tv.cycles(walk)
     if target is not None:
         body["paths"] = paths
         body["path_length"] = len(paths[0]) - 1 if paths else None

@@ -61,7 +61,12 @@ def similar(
                 )
             body_target = {**match.to_dict(), "symbol": ref.info}
         elif snippet is not None:
-            assert language is not None
+            if language is None:
+                language = _main_language(con)
+                warnings.append(
+                    f"the snippet is read as {language}, the project's main language "
+                    "(--language to choose)"
+                )
             facts = sim.parse_snippet(snippet, language, kinds)
             ref = sim.snippet_reference(facts, snippet)
             vectors, why = index_vectors(con, meta, facts.texts, "document")
@@ -149,6 +154,18 @@ def relations(counts: dict[str, dict[str, int]]) -> dict[str, int]:
         "internal_callees_count": callees["internal"],
         "external_callees_count": callees["external"],
     }
+
+
+def _main_language(con: Any) -> str:
+    """The code language most of the project's indexed files are in (python in an index
+    that holds none)."""
+    from znt.index.languages import all_languages
+
+    code = {spec.name for spec in all_languages() if not spec.resource}
+    rows = con.execute(
+        "SELECT language, count(*) AS n FROM files GROUP BY language ORDER BY n DESC, language"
+    ).fetchall()
+    return next((str(name) for name, _n in rows if name in code), "python")
 
 
 def _no_vector_reason(con: Any, meta: dict[str, str], ref: Any) -> str:

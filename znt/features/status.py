@@ -104,6 +104,7 @@ def status(requested: Path) -> dict[str, Any]:
         "edges": 0,
     }
     index_exists = project.index_path.exists()
+    embeddings: dict[str, Any] | None = None
     if index_exists:
         from znt.index import store
 
@@ -124,6 +125,7 @@ def status(requested: Path) -> dict[str, Any]:
                     stats[key] = int(n)
             edges_row = con.execute("SELECT count(*) FROM edges").fetchone()
             stats["edges"] = int(edges_row[0]) if edges_row else 0
+            embeddings = _embedding_state(con)
     man = manifest_mod.load(project.manifest_path)
     state = status_state(project, root)
     body: dict[str, Any] = {
@@ -139,6 +141,7 @@ def status(requested: Path) -> dict[str, Any]:
         "provider": provider_choice(),
         # the running or last scan in the original's ScanProgress shape (any process's)
         "progress": _progress(project, state) if root else None,
+        "embeddings": embeddings,
     }
     return body
 
@@ -150,3 +153,18 @@ def _progress(project: Project, state: str) -> dict[str, Any] | None:
     if state == "Scanning" and (progress is None or progress.get("status") != "scanning"):
         return starting(str(project.root))
     return progress
+
+
+def _embedding_state(con: Any) -> dict[str, Any]:
+    """Which model embedded the index and how many of its texts have a vector."""
+    from znt.index import store
+    from znt.index.embed.stage import has_embeddings
+
+    meta = store.get_meta(con)
+    row = con.execute("SELECT count(DISTINCT text_hash) FROM embed_docs").fetchone()
+    texts = int(row[0]) if row else 0
+    embedded = 0
+    if meta.get("embed_model") and has_embeddings(con):
+        row = con.execute("SELECT count(*) FROM embeddings").fetchone()
+        embedded = int(row[0]) if row else 0
+    return {"model": meta.get("embed_model") or None, "texts": texts, "embedded": embedded}

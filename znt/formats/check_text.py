@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 
-def _where(file: str | None, line: int | None) -> str:
+def where(file: str | None, line: int | None) -> str:
     if not file:
         return "(project)"
     return f"{file}:{line}" if line else file
@@ -15,14 +15,12 @@ def _where(file: str | None, line: int | None) -> str:
 def render(doc: dict[str, Any]) -> str:
     lines: list[str] = []
     for v in doc["violations"]:
-        lines.append(
-            f"{_where(v['file'], v['line'])}: {v['severity']} [{v['rule']}] {v['message']}"
-        )
+        lines.append(f"{where(v['file'], v['line'])}: {v['severity']} [{v['rule']}] {v['message']}")
         edges = v.get("edges") or []
         if len(edges) > 1 or (edges and v["type"] in ("no_cycles", "max_fan_out", "max_fan_in")):
             for e in edges:
                 lines.append(
-                    f"    {_where(e['from_file'], e['line'])}: {e['from']} -> {e['to']} "
+                    f"    {where(e['from_file'], e['line'])}: {e['from']} -> {e['to']} "
                     f"({e['kind']}, {e['resolution']}, confidence {e['confidence']:g})"
                 )
             count = v.get("count")
@@ -32,9 +30,15 @@ def render(doc: dict[str, Any]) -> str:
                 and v["type"] != "max_unresolved_ratio"
             ):
                 lines.append(f"    ... and {count - len(edges)} more")
-    s = doc["summary"]
     if lines:
         lines.append("")
+    return "\n".join(lines + summary_lines(doc))
+
+
+def summary_lines(doc: dict[str, Any]) -> list[str]:
+    """The closing lines: how many violations in which rules (or none), and the baseline."""
+    s = doc["summary"]
+    lines = []
     failing = [r["id"] for r in doc["rules"] if r["violations"]]
     if s["violations"]:
         lines.append(
@@ -45,7 +49,12 @@ def render(doc: dict[str, Any]) -> str:
         )
     else:
         lines.append(
-            f"No violations: {s['rules']} rules passed ({s['edges_checked']} edges checked)."
+            f"No violations: {s['rules']} rule{'s' if s['rules'] != 1 else ''} passed "
+            f"({s['edges_checked']} edge{'s' if s['edges_checked'] != 1 else ''} checked)."
+        )
+    if doc.get("default_rules"):
+        lines.append(
+            "(no znt.yaml: the default rules ran; add a 'check:' section to choose your own)"
         )
     base = doc.get("baseline")
     if base:
@@ -53,4 +62,4 @@ def render(doc: dict[str, Any]) -> str:
             f"Baseline {base['ref']} ({base['commit'][:12]}): {base['known_violations']} known "
             f"violation{'s' if base['known_violations'] != 1 else ''} not reported."
         )
-    return "\n".join(lines)
+    return lines

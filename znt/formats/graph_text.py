@@ -8,6 +8,8 @@ import datetime as _dt
 import itertools
 from typing import Any
 
+from znt.formats.text import plural
+
 
 def _where(node: dict[str, Any]) -> str:
     if node.get("external"):
@@ -58,8 +60,8 @@ def render(doc: dict[str, Any]) -> str:
             return "\n".join(lines + _footer(doc))
         paths = doc.get("paths", [])
         lines.append(
-            f"Path {start} -> {target}: {doc.get('path_length')} edge(s), "
-            f"{len(paths)} shortest path(s) over {kinds}"
+            f"Path {start} -> {target}: {plural(int(doc.get('path_length') or 0), 'edge')}, "
+            f"{plural(len(paths), 'shortest path')} over {kinds}"
         )
         by_pair: dict[tuple[str, str], list[dict[str, Any]]] = {}
         for e in doc.get("edges", []):
@@ -77,7 +79,8 @@ def render(doc: dict[str, Any]) -> str:
         start = doc["start"]
         lines.append(
             f"Neighbourhood of {start['label']} ({start['matched_by'].replace('_', ' ')}): "
-            f"{len(nodes)} node(s), {len(doc.get('edges', []))} edge(s); depth {doc['depth']}, "
+            f"{plural(len(nodes), 'node')}, {plural(len(doc.get('edges', [])), 'edge')}; "
+            f"depth {doc['depth']}, "
             f"{doc['direction']}, {kinds}" + ("; TRUNCATED" if doc.get("truncated") else "")
         )
         lines.append("")
@@ -98,6 +101,9 @@ def render(doc: dict[str, Any]) -> str:
                 f"  {_name(nodes.get(e['from']), e['from'])} --{e['type']}--> "
                 f"{_name(nodes.get(e['to']), e['to'])}  ({e['resolution']}, {e['confidence']:.2f})"
             )
+        for cycle in doc.get("cycles") or []:
+            names = [_name(nodes.get(i), i) for i in cycle]
+            lines.append(f"cycle: {' <-> '.join(names)}")
     lines.append("")
     lines += _footer(doc)
     return "\n".join(lines)

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from znt.formats.graph_text import _footer
+from znt.formats.text import plural
 
 
 def _where(node: dict[str, Any]) -> str:
@@ -32,7 +33,7 @@ def render(doc: dict[str, Any]) -> str:
     if not files:
         lines.append(f"No changed files in {source}.")
         return "\n".join(lines + _footer(doc))
-    lines.append(f"Impact of {source} ({len(files)} file(s)):")
+    lines.append(f"Impact of {source} ({plural(len(files), 'file')}):")
     for f in files:
         renamed = f" (from {f['old_path']})" if f.get("old_path") else ""
         stale = "  [index stale]" if f.get("index_stale") else ""

@@ -10,7 +10,7 @@ from typing import Any
 MAX_CELL = 80
 
 
-def _cell(value: Any) -> str:
+def cell(value: Any) -> str:
     if value is None:
         return "NULL"
     if isinstance(value, (list, dict)):
@@ -23,18 +23,31 @@ def _cell(value: Any) -> str:
     return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 
-def render(doc: dict[str, Any]) -> str:
-    names = [c["name"] for c in doc["columns"]]
-    rows = [[_cell(v) for v in r] for r in doc["rows"]]
-    widths = [max([len(n), *(len(r[i]) for r in rows)]) for i, n in enumerate(names)]
-    numeric = [
+def numeric_columns(doc: dict[str, Any]) -> list[bool]:
+    """Which columns hold only numbers (right-aligned)."""
+    return [
         all(
             isinstance(r[i], (int, float)) and not isinstance(r[i], bool)
             for r in doc["rows"]
             if r[i] is not None
         )
-        for i in range(len(names))
+        for i in range(len(doc["columns"]))
     ]
+
+
+def footer(doc: dict[str, Any]) -> str:
+    n = doc["row_count"]
+    text = f"({n} row{'s' if n != 1 else ''}"
+    if doc.get("truncated"):
+        text += f"; truncated at --limit {doc['limit']}, more rows exist"
+    return text + ")"
+
+
+def render(doc: dict[str, Any]) -> str:
+    names = [c["name"] for c in doc["columns"]]
+    rows = [[cell(v) for v in r] for r in doc["rows"]]
+    widths = [max([len(n), *(len(r[i]) for r in rows)]) for i, n in enumerate(names)]
+    numeric = numeric_columns(doc)
 
     def line(cells: list[str]) -> str:
         return "  ".join(
@@ -44,11 +57,7 @@ def render(doc: dict[str, Any]) -> str:
 
     out = [line(names), "  ".join("-" * w for w in widths)]
     out.extend(line(r) for r in rows)
-    n = doc["row_count"]
-    footer = f"({n} row{'s' if n != 1 else ''}"
-    if doc.get("truncated"):
-        footer += f"; truncated at --limit {doc['limit']}, more rows exist"
-    out.append(footer + ")")
+    out.append(footer(doc))
     return "\n".join(out)
 
 

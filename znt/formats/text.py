@@ -23,33 +23,49 @@ def _short(commit: Any) -> str:
 
 
 def scan(doc: dict[str, Any]) -> str:
+    """The summary line, the warnings, and last what embedding did and how long it took."""
     if doc.get("mode") == "dry_run":
         return dry_run(doc)
     lines = []
     mode = doc["mode"]
     if mode == "noop":
-        head = f"Index is up to date: {doc['files_total']} files unchanged"
+        head = f"Index is up to date: {plural(doc['files_total'], 'file')} unchanged"
     else:
         head = (
-            f"Indexed {doc['files_total']} files ({mode}): {doc['files_parsed']} parsed, "
-            f"{doc['files_unchanged']} unchanged, {doc['files_deleted']} removed"
+            f"Indexed {plural(doc['files_total'], 'file')} ({mode}): {doc['files_parsed']} "
+            f"parsed, {doc['files_unchanged']} unchanged, {doc['files_deleted']} removed"
         )
     lines.append(
-        f"{head}; {doc['symbols']} symbols, {doc['edges']} edges; "
-        f"{doc['warnings']} warning{'s' if doc['warnings'] != 1 else ''}; "
-        f"{doc['duration_ms'] / 1000:.2f}s"
+        f"{head}; {plural(doc['symbols'], 'symbol')}, {plural(doc['edges'], 'edge')}; "
+        f"{plural(doc['warnings'], 'warning')}; {doc['duration_ms'] / 1000:.2f}s"
     )
-    emb = doc.get("embeddings") or {}
-    if emb.get("status") in ("completed", "partial") and emb.get("embedded"):
-        lines.append(
-            f"Embedded {emb['embedded']} texts with {emb.get('model_key')} in {emb.get('seconds')}s"
-        )
     for p in doc.get("problems", [])[:20]:
         where = f"{p['path']}: " if p.get("path") else ""
         lines.append(f"  warning: {where}{p['message']}")
     if len(doc.get("problems", [])) > 20:
         lines.append(f"  ... and {len(doc['problems']) - 20} more (znt logs)")
+    emb_line = _embedding_line(doc.get("embeddings") or {})
+    if emb_line:
+        lines.append(emb_line)
     return "\n".join(lines)
+
+
+def _embedding_line(emb: dict[str, Any]) -> str:
+    status = emb.get("status")
+    if status in ("completed", "partial") and emb.get("embedded"):
+        seconds = float(emb.get("seconds") or 0)
+        rate = f", {emb['embedded'] / seconds:.1f} texts/s" if seconds > 0 else ""
+        return (
+            f"Embedded {plural(int(emb['embedded']), 'text')} with {emb.get('model_key')} "
+            f"in {seconds:.2f}s{rate}"
+        )
+    if status == "up_to_date" or (status == "completed" and not emb.get("embedded")):
+        return f"Embeddings up to date ({emb.get('model_key')}): nothing new to embed, 0.00s"
+    if status == "skipped":
+        return f"Embeddings skipped ({emb.get('message')})"
+    if status in ("partial", "failed"):
+        return f"Embeddings {status}: {emb.get('message')}"
+    return ""
 
 
 def dry_run(doc: dict[str, Any]) -> str:
@@ -71,53 +87,120 @@ def dry_run(doc: dict[str, Any]) -> str:
     if d["skipped"]:
         out += ["", "Skipped:"]
         out += [f"  {x['path']}: {x['reason']}" for x in d["skipped"][:20]]
-    out += ["", f"Embeddings: {d['embeddings']}"]
+    out += ["", _embedding_estimate(d.get("embeddings"))]
     return "\n".join(out)
 
 
-def status(doc: dict[str, Any]) -> str:
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 warning``, ``2 warnings`` (``many`` for irregular plurals)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
+
+
+def _embedding_estimate(emb: Any) -> str:
+    if not isinstance(emb, dict):
+        return f"Embeddings: {emb}"
+    if emb.get("status") == "skipped":
+        return f"Embeddings: none ({emb.get('message')})"
+    line = f"Embeddings: {plural(int(emb['texts']), 'text')} to embed with {emb.get('model_key')}"
+    if emb.get("seconds") is not None:
+        source = "measured in the last scan" if emb.get("rate_source") == "last scan" else "typical"
+        line += (
+            f"; about {_duration(float(emb['seconds']))} at {emb['texts_per_second']:g} "
+            f"texts/s ({source})"
+        )
+    else:
+        line += "; no throughput measured yet for this provider"
+    return line
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f}s"
+    if seconds < 5400:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def status_rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
+    """``status`` as (label, value) rows: the text layout and the terminal table."""
     s = doc["stats"]
-    lines = [
-        f"Path:      {doc['requested_path']}",
-        f"Project:   {doc['project_root'] or '-'} (coverage: {doc['coverage']})",
-        f"Index:     {'yes' if doc['has_index'] else 'no'}   status: {doc['status']}",
-        f"Counts:    {s['files']} files, {s['declarations']} declarations, {s['functions']} functions, "
-        f"{s['members']} members, {s['dependencies']} dependencies, {s['edges']} edges",
+    rows = [
+        ("Path", str(doc["requested_path"])),
+        ("Project", f"{doc['project_root'] or '-'} (coverage: {doc['coverage']})"),
+        ("Index", f"{'yes' if doc['has_index'] else 'no'}   status: {doc['status']}"),
+        (
+            "Counts",
+            f"{plural(s['files'], 'file')}, {plural(s['declarations'], 'declaration')}, "
+            f"{plural(s['functions'], 'function')}, {plural(s['members'], 'member')}, "
+            f"{plural(s['dependencies'], 'dependency', 'dependencies')}, "
+            f"{plural(s['edges'], 'edge')}",
+        ),
     ]
+    emb = doc.get("embeddings")
+    if emb is not None:
+        if emb.get("model"):
+            rows.append(
+                (
+                    "Embedded",
+                    f"{emb['embedded']} of {plural(emb['texts'], 'text')} "
+                    f"({emb['model']})"
+                    + (
+                        ""
+                        if emb["embedded"] >= emb["texts"]
+                        else "; run `znt scan` to embed the rest"
+                    ),
+                )
+            )
+        else:
+            rows.append(("Embedded", "no (lexical search and the graph only; see `znt setup`)"))
     scan_info = doc.get("scan") or {}
     if scan_info:
-        lines.append(
-            f"Last scan: {_when(scan_info.get('at'))} ({scan_info.get('mode')}, "
-            f"{scan_info.get('duration_ms')} ms, {scan_info.get('warnings')} warnings)"
+        rows.append(
+            (
+                "Last scan",
+                f"{_when(scan_info.get('at'))} ({scan_info.get('mode')}, "
+                f"{scan_info.get('duration_ms')} ms, "
+                f"{plural(int(scan_info.get('warnings') or 0), 'warning')})",
+            )
         )
     fr = doc.get("freshness")
     if fr:
-        lines.append(
-            f"Commit:    indexed {_short(fr.get('index_commit'))}, HEAD {_short(fr.get('head_commit'))}"
-            + ("  (HEAD moved)" if fr.get("commit_changed") else "")
+        rows.append(
+            (
+                "Commit",
+                f"indexed {_short(fr.get('index_commit'))}, HEAD {_short(fr.get('head_commit'))}"
+                + ("  (HEAD moved)" if fr.get("commit_changed") else ""),
+            )
         )
         if fr.get("stale") is not None:
             if fr["stale"]:
-                lines.append(
-                    f"Stale:     yes - {fr['files_changed']} changed, {fr['files_added']} added, "
-                    f"{fr['files_deleted']} deleted since the scan (run `znt scan`)"
+                rows.append(
+                    (
+                        "Stale",
+                        f"yes - {fr['files_changed']} changed, {fr['files_added']} added, "
+                        f"{fr['files_deleted']} deleted since the scan (run `znt scan`)",
+                    )
                 )
             else:
-                lines.append("Stale:     no")
+                rows.append(("Stale", "no"))
     p = doc.get("provider") or {}
     if p.get("mode"):
         how = {"managed": "chosen with `znt setup`", "ZNT_CONFIG": "from ZNT_CONFIG"}.get(
             p.get("source") or "", "znt's default (choose one with `znt setup`)"
         )
         model = f" {p['model']}" if p.get("model") else ""
-        lines.append(f"Provider:  {p['mode']}{model}, {how}")
+        rows.append(("Provider", f"{p['mode']}{model}, {how}"))
     elif p.get("error"):
-        lines.append(f"Provider:  unusable config: {p['error']}")
-    return "\n".join(lines)
+        rows.append(("Provider", f"unusable config: {p['error']}"))
+    return rows
+
+
+def status(doc: dict[str, Any]) -> str:
+    return "\n".join(f"{label + ':':<10} {value}" for label, value in status_rows(doc))
 
 
 def outline(doc: dict[str, Any]) -> str:
-    lines = [f"[file_outline] {doc['file']} ({doc['total_symbols']} symbols)"]
+    lines = [f"[file_outline] {doc['file']} ({plural(doc['total_symbols'], 'symbol')})"]
     for s in doc["symbols"]:
         sig = s["signature"] or s["name"]
         indent = "  " * s.get("depth", 0)
@@ -139,28 +222,40 @@ def _table(title: str, data: dict[str, int]) -> list[str]:
     return [f"{title}:"] + [f"  {k:<{width}}  {v:>8}" for k, v in data.items()]
 
 
-def stats(doc: dict[str, Any]) -> str:
+def stats_parts(
+    doc: dict[str, Any],
+) -> tuple[list[str], list[tuple[str, dict[str, int]]], list[str]]:
+    """``stats`` as its summary lines, its (title, counts) sections and its closing lines:
+    the text layout and the terminal tables."""
     f, s, e = doc["files"], doc["symbols"], doc["edges"]
-    lines = [
-        f"Files: {f['total']} ({f['lines']} lines)   Symbols: {s['total']} (+{s['external']} external)   "
-        f"Edges: {e['total']}   References: {doc['references']['total']}",
+    head = [
+        f"Files: {f['total']} ({plural(f['lines'], 'line')})   Symbols: {s['total']} "
+        f"(+{s['external']} external)   Edges: {e['total']}   References: "
+        f"{doc['references']['total']}",
         f"Index: {doc['index']['path']} ({doc['index']['bytes'] / 1e6:.1f} MB)",
-        "",
     ]
-    lines += _table("Files by language", f["by_language"])
-    lines += _table("Files by status", f["by_status"])
-    lines += _table("Symbols by type", s["by_type"])
-    lines += _table("Symbols by kind", s["by_kind"])
-    lines += _table("Symbols by language", s["by_language"])
-    lines += _table("Symbols by role", s["by_role"])
-    lines += _table("Edges by kind", e["by_kind"])
-    lines += _table("Edges by resolution", e["by_resolution"])
+    sections = [
+        ("Files by language", f["by_language"]),
+        ("Files by status", f["by_status"]),
+        ("Symbols by type", s["by_type"]),
+        ("Symbols by kind", s["by_kind"]),
+        ("Symbols by language", s["by_language"]),
+        ("Symbols by role", s["by_role"]),
+        ("Edges by kind", e["by_kind"]),
+        ("Edges by resolution", e["by_resolution"]),
+    ]
     fr = doc.get("freshness") or {}
-    lines.append(
-        f"Last scan: {_when(fr.get('last_scan_at'))}, commit {_short(fr.get('index_commit'))}"
-    )
-    lines += _mcp_usage(doc.get("mcp"))
-    return "\n".join(lines)
+    tail = [f"Last scan: {_when(fr.get('last_scan_at'))}, commit {_short(fr.get('index_commit'))}"]
+    tail += _mcp_usage(doc.get("mcp"))
+    return head, sections, tail
+
+
+def stats(doc: dict[str, Any]) -> str:
+    head, sections, tail = stats_parts(doc)
+    lines = [*head, ""]
+    for title, data in sections:
+        lines += _table(title, data)
+    return "\n".join(lines + tail)
 
 
 def _mcp_usage(mcp: dict[str, Any] | None) -> list[str]:
@@ -172,7 +267,7 @@ def _mcp_usage(mcp: dict[str, Any] | None) -> list[str]:
     avg = total.get("avg_ms")
     lines = [
         "",
-        f"MCP calls: {total['calls']} in {mcp.get('sessions', 0)} session(s), "
+        f"MCP calls: {total['calls']} in {plural(int(mcp.get('sessions', 0)), 'session')}, "
         f"{total.get('errors', 0)} errors, average {avg if avg is not None else '-'} ms",
         f"MCP response tokens: {total.get('response_tokens', 0)}; estimated saved: "
         f"{total.get('saved_tokens', 0)} ({mcp.get('token_estimate', 'ceil(chars/4)')}, "
@@ -219,6 +314,21 @@ def search(doc: dict[str, Any]) -> str:
             out.append("   " + mark)
             out.extend("   " + line for line in r["code"].splitlines())
             out.append("   " + mark + (" (cut)" if r.get("code_truncated") else ""))
+    if doc.get("truncated"):
+        out.append(f"... more results: --offset {doc.get('next_offset')}")
+    return "\n".join(out)
+
+
+def search_compact(doc: dict[str, Any]) -> str:
+    """``--compact``: one line per result (rank, score, name, place), for scripts and
+    narrow terminals."""
+    results = doc.get("results") or []
+    if not results:
+        return "No matching components found."
+    out = [
+        f"{i}. {r['score']:.2f}  {r['qualified_name'] or r['name']}  {r['file']}:{r['start_line']}"
+        for i, r in enumerate(results, doc.get("offset", 0) + 1)
+    ]
     if doc.get("truncated"):
         out.append(f"... more results: --offset {doc.get('next_offset')}")
     return "\n".join(out)

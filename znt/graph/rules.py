@@ -133,6 +133,14 @@ def _number(value: Any, where: str, *, lo: float, hi: float | None = None) -> fl
     return float(value)
 
 
+# What `znt check` runs in a project whose znt.yaml has no ``check:`` section (or that has
+# no znt.yaml): no import cycles between modules (docs/check.md, "Default rules").
+DEFAULT_SOURCE = "(default rules)"
+DEFAULT_CHECK: dict[str, Any] = {
+    "rules": [{"id": "no-import-cycles", "type": "no_cycles", "granularity": "module"}]
+}
+
+
 def parse_config(raw: dict[str, Any], source: str = "znt.yaml") -> CheckConfig:
     """Validate the ``check:`` mapping. Every mistake is a ``UsageError`` (exit 2) naming the
     rule and the key, so a CI log says what to fix."""

@@ -3,8 +3,10 @@
 A neighbourhood or a call path only ever touches the nodes it reaches, so the walk pulls
 edges out of DuckDB one BFS level at a time: one query per level, with the frontier as a
 parameter list. Paths are searched from both ends at once (the smaller frontier grows
-first), and the shortest ones are picked out of the few edges loaded, in plain Python:
-importing networkx would cost a one-shot ``znt graph --to`` more than DuckDB's own import.
+first). The edges loaded go into a networkx ``DiGraph``, and the answer is networkx's:
+the ego graph of the start nodes, the shortest paths, the strongly connected components
+(call cycles) among the nodes shown (docs/decisions/0016-graph-answers-from-networkx.md).
+networkx is imported here, when a walk starts, and nowhere on the path of other commands.
 Nothing here prints or renders; ``znt.features.graph`` turns a walk into the result document.
 
 Completeness is counted on the way: calls that left the walk for an ``ext::`` node
@@ -16,6 +18,7 @@ carry a start node's name (possible callers the index could not bind).
 from __future__ import annotations
 
 import functools
+import itertools
 import json
 import os
 import re
@@ -267,30 +270,35 @@ def _indexed_file(con: Any, forms: list[str]) -> str | None:
 
 
 def _suggest(con: Any, text: str, forms: list[str], n: int = 5) -> list[str]:
-    """Close matches, computed in DuckDB so a big index is not pulled into Python."""
+    """Close matches by edit distance (Damerau-Levenshtein, computed in DuckDB so a big
+    index is not pulled into Python): over short names for the last part of ``text``,
+    over qualified names for all of it; nearest first, then the shorter name. A name at
+    most a third of its length away (at least 2 edits) counts as close: ``ServHTTP`` finds
+    ``Engine.ServeHTTP`` ahead of its alphabetical neighbours."""
     short = text.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
     rows = con.execute(
         """
-        SELECT DISTINCT qualified_name,
-               greatest(jaro_winkler_similarity(lower(qualified_name), lower($1)),
-                        CASE WHEN lower(name) = lower($2) THEN 0.95 ELSE 0 END) AS score
+        SELECT qualified_name,
+               least(damerau_levenshtein(lower(name), lower($2)),
+                     damerau_levenshtein(lower(qualified_name), lower($1))) AS d
         FROM symbols
         WHERE type <> 'namespace'
-        ORDER BY score DESC, qualified_name
+        ORDER BY d, length(qualified_name), qualified_name
         LIMIT $3
         """,
-        [text, short, n],
+        [text, short, n * 4],
     ).fetchall()
-    out = [r[0] for r in rows if r[1] >= 0.8]
+    limit = max(2, len(short) // 3)
+    out = list(dict.fromkeys(r[0] for r in rows if r[1] <= limit))[:n]
     if forms and ("/" in text or os.sep in text):
         rows = con.execute(
             """
-            SELECT path, jaro_winkler_similarity(path, $1) AS score FROM files
-            ORDER BY score DESC, path LIMIT $2
+            SELECT path, damerau_levenshtein(path, $1) AS d FROM files
+            ORDER BY d, path LIMIT $2
             """,
             [forms[-1], n],
         ).fetchall()
-        out = [r[0] for r in rows if r[1] >= 0.8] + out
+        out = [r[0] for r in rows if r[1] <= max(2, len(forms[-1]) // 3)] + out
     return out[:n]
 
 
@@ -325,6 +333,8 @@ class Walk:
     # Cards of nodes whose rows a read copy's ``graph_nodes`` returned on the way
     # (``node_details`` then need not look them up again).
     cards: dict[str, str] = field(default_factory=dict)
+    # The networkx DiGraph of the loaded edges the answer is computed on.
+    graph: Any = None
 
 
 def _in(column: str, values: Sequence[str]) -> tuple[str, list[Any]]:
@@ -448,6 +458,22 @@ def _load_adjacency(
     return out
 
 
+# A node that stands for all the start (or target) nodes at once, so that one networkx
+# call answers for several of them. No id contains a NUL.
+_SOURCE = "\0source"
+_TARGET = "\0target"
+# Shortest paths enumerated before the first MAX_PATHS (by node ids) are picked: networkx
+# yields them lazily, and there can be exponentially many.
+PATH_ENUMERATION = 64
+
+
+def _networkx() -> Any:
+    """networkx, imported where a graph is walked and nowhere else (decision 0016)."""
+    import networkx
+
+    return networkx
+
+
 def neighbourhood(
     con: Any,
     start: Sequence[str],
@@ -459,18 +485,23 @@ def neighbourhood(
     max_nodes: int,
     indexed: frozenset[str] = frozenset(),
 ) -> Walk:
-    """Breadth-first from ``start`` for ``depth`` levels, at most ``max_nodes`` nodes shown.
+    """The nodes within ``depth`` edges of ``start``: the edges are pulled from DuckDB one
+    BFS level at a time into a networkx ``DiGraph``, and the answer is networkx's ego graph
+    of the start nodes over the nodes kept (callees for ``down``, callers for ``up``, either
+    for ``both``), at most ``max_nodes`` of them.
 
     A level that would overflow the bound keeps the nodes reached by the most certain edges
     first (then by id, for a stable answer) and the walk stops there, ``truncated``."""
-    walk = Walk()
+    nx = _networkx()
+    walk = Walk(graph=nx.DiGraph())
+    graph = walk.graph
     first = list(dict.fromkeys(start))
     if len(first) > max_nodes:
         walk.truncated = True
         walk.dropped += len(first) - max_nodes
         first = first[:max_nodes]
-    for s in first:
-        walk.distance[s] = 0
+    kept = dict.fromkeys(first, 0)
+    graph.add_nodes_from(first)
     frontier = [s for s in first if not is_external(s)]
     for level in range(1, depth + 1):
         if not frontier or walk.truncated:
@@ -482,7 +513,7 @@ def neighbourhood(
         if direction in ("down", "both"):
             walk.expanded_down.update(front)
         best: dict[str, float] = {}
-        edges, distance, hidden = walk.edges, walk.distance, walk.hidden_external
+        edges, hidden = walk.edges, walk.hidden_external
         down, up = direction != "up", direction != "down"
         for src, dst, kind, conf, res in rows:  # the hot loop of a walk: kept plain
             c = float(conf or 0.0)
@@ -491,22 +522,62 @@ def neighbourhood(
                 dst if down and src in front else None,
                 src if up and dst in front else None,
             ):
-                if nb is None or nb in distance:
+                if nb is None or nb in kept:
                     continue
                 if not include_external and nb.startswith(EXTERNAL_PREFIXES):
                     hidden.add(nb)
                 elif c > best.get(nb, -1.0):
                     best[nb] = c
         reached = sorted(best, key=lambda n: (-best[n], is_external(n), n))
-        room = max_nodes - len(walk.distance)
+        room = max_nodes - len(kept)
         if len(reached) > room:
             walk.truncated = True
             walk.dropped += len(reached) - room
             reached = reached[:room]
         for nb in reached:
-            walk.distance[nb] = level
+            kept[nb] = level
         frontier = [nb for nb in reached if not is_external(nb)]
+    graph.add_edges_from(
+        sorted((s, d, {"kind": k}) for (s, d, k) in walk.edges if s in kept and d in kept)
+    )
+    walk.distance = _ego_distances(graph, first, depth, direction)
     return walk
+
+
+def _ego_distances(graph: Any, start: Sequence[str], depth: int, direction: str) -> dict[str, int]:
+    """Each node's distance from the nearest start node in networkx's ego graph of radius
+    ``depth`` (edges followed forward for down, backward for up, either way for both)."""
+    nx = _networkx()
+    if direction == "down":
+        probe = graph.copy()
+    elif direction == "up":
+        probe = graph.reverse(copy=True)
+    else:
+        probe = graph.to_undirected().to_directed()
+    probe.add_node(_SOURCE)
+    probe.add_edges_from((_SOURCE, s) for s in start)
+    ego = nx.ego_graph(probe, _SOURCE, radius=depth + 1)
+    lengths = nx.single_source_shortest_path_length(ego, _SOURCE)
+    return {n: d - 1 for n, d in lengths.items() if n != _SOURCE}
+
+
+def cycles(walk: Walk) -> list[list[str]]:
+    """The call cycles among the nodes a walk shows (recursion, mutual recursion): the
+    strongly connected components of more than one node, or of one node calling itself,
+    each in id order, largest first."""
+    nx = _networkx()
+    graph = walk.graph
+    if graph is None:
+        return []
+    calls = nx.DiGraph(
+        (s, d) for s, d, k in graph.edges(data="kind") if k == "call" and s in walk.distance
+    )
+    found = [
+        sorted(c)
+        for c in nx.strongly_connected_components(calls)
+        if len(c) > 1 or calls.has_edge(next(iter(c)), next(iter(c)))
+    ]
+    return sorted(found, key=lambda c: (-len(c), c))
 
 
 @dataclass
@@ -527,19 +598,21 @@ def shortest_paths(
     indexed: frozenset[str] = frozenset(),
 ) -> PathSearch:
     """Up to ``MAX_PATHS`` distinct shortest paths from any source to any target, following
-    edges forward (caller to callee), searched from both ends a level at a time.
+    edges forward (caller to callee). The edges are pulled from DuckDB from both ends at
+    once, a level at a time (the smaller frontier grows first), into a networkx ``DiGraph``;
+    the paths are networkx's shortest paths in it.
 
     Every edge of every shortest path is loaded: a node at position i of a path of length
     L = a + b (a forward levels, b backward) was either expanded forward (i < a) or its
     successor was expanded backward, so the loaded edges hold them all."""
-    walk = Walk()
+    nx = _networkx()
+    walk = Walk(graph=nx.DiGraph())
     fdist = {s: 0 for s in dict.fromkeys(sources)}
     bdist = {t: 0 for t in dict.fromkeys(targets)}
     ffront = [s for s in fdist if not is_external(s)]
     bfront = list(bdist)
     flevel = blevel = 0
     limit_hit = False
-    succ: dict[str, set[str]] = {}
     while not (fdist.keys() & bdist.keys()):
         if not ffront or not bfront:
             break
@@ -557,8 +630,7 @@ def shortest_paths(
             blevel += 1
         new: list[str] = []
         for src, dst, kind, conf, res in rows:
-            info = EdgeInfo(float(conf or 0.0), res or "")
-            walk.edges[(src, dst, kind)] = info
+            walk.edges[(src, dst, kind)] = EdgeInfo(float(conf or 0.0), res or "")
             if forward:
                 if is_external(dst) and dst not in bdist:
                     walk.hidden_external.add(dst)
@@ -569,69 +641,44 @@ def shortest_paths(
             elif src not in bdist:
                 bdist[src] = blevel
                 new.append(src)
-            succ.setdefault(src, set()).add(dst)
         if forward:
             ffront = [n for n in new if not is_external(n)]
         else:
             bfront = new
     walk.levels = flevel + blevel
+    graph = walk.graph
+    graph.add_edges_from(
+        sorted((s, d, {"kind": k}) for (s, d, k) in walk.edges if not is_external(d) or d in bdist)
+    )
     paths: list[list[str]] = []
-    length = None
     if fdist.keys() & bdist.keys():
         paths = first_shortest_paths(
-            succ,
+            graph,
             [n for n, d in fdist.items() if d == 0],
-            {n for n, d in bdist.items() if d == 0},
+            [n for n, d in bdist.items() if d == 0],
             MAX_PATHS,
         )
-        length = len(paths[0]) - 1 if paths else None
     for p in paths:
         for i, n in enumerate(p):
             walk.distance.setdefault(n, i)
+    length = len(paths[0]) - 1 if paths else None
     return PathSearch(walk, paths, length, limit_hit, len(fdist))
 
 
 def first_shortest_paths(
-    succ: dict[str, set[str]], sources: Iterable[str], targets: set[str], limit: int
+    graph: Any, sources: Sequence[str], targets: Sequence[str], limit: int
 ) -> list[list[str]]:
-    """The ``limit`` smallest (comparing node ids in order) of the shortest paths from any
-    source to any target over the edges ``succ``.
-
-    A BFS backwards from the targets gives every node's distance to the nearest one; the
-    shortest paths are then exactly the walks from the nearest sources along edges that
-    each bring the distance down by one. Walking them depth-first with successors in id
-    order yields them smallest first, so the first ``limit`` are the answer and no more are
-    enumerated (there can be exponentially many)."""
-    pred: dict[str, list[str]] = {}
-    for u, vs in succ.items():
-        for v in vs:
-            pred.setdefault(v, []).append(u)
-    togo = dict.fromkeys(targets, 0)
-    level = list(targets)
-    while level:
-        nxt = []
-        for v in level:
-            for u in pred.get(v, ()):
-                if u not in togo:
-                    togo[u] = togo[v] + 1
-                    nxt.append(u)
-        level = nxt
-    starts = [s for s in dict.fromkeys(sources) if s in togo]
-    if not starts:
+    """The ``limit`` smallest (comparing node ids in order) of the first
+    ``PATH_ENUMERATION`` shortest paths networkx finds from any of ``sources`` to any of
+    ``targets`` in ``graph`` (one shared source and target node stand for them all)."""
+    nx = _networkx()
+    probe = nx.DiGraph(graph)
+    probe.add_edges_from((_SOURCE, s) for s in sources if s in graph)
+    probe.add_edges_from((t, _TARGET) for t in targets if t in graph)
+    if _SOURCE not in probe or _TARGET not in probe or not nx.has_path(probe, _SOURCE, _TARGET):
         return []
-    best = min(togo[s] for s in starts)
-    out: list[list[str]] = []
-    # Depth-first, smallest id first: a stack of (node, path so far), pushed in reverse order.
-    stack = [(s, [s]) for s in sorted((s for s in starts if togo[s] == best), reverse=True)]
-    while stack and len(out) < limit:
-        node, path = stack.pop()
-        left = togo[node]
-        if left == 0:
-            out.append(path)
-            continue
-        nexts = sorted((v for v in succ.get(node, ()) if togo.get(v) == left - 1), reverse=True)
-        stack.extend((v, [*path, v]) for v in nexts)
-    return out
+    found = itertools.islice(nx.all_shortest_paths(probe, _SOURCE, _TARGET), PATH_ENUMERATION)
+    return sorted(p[1:-1] for p in found)[:limit]
 
 
 # -- details and completeness ----------------------------------------------------------------

@@ -104,6 +104,10 @@ class LanguageSpec:
     filenames: tuple[str, ...] = ()
     grammar_by_extension: dict[str, str] = field(default_factory=dict)
     resource: bool = False
+    # What the grammar cannot read in files that are valid for their tools (JSON with
+    # comments, a SQL dialect's syntax): named in the warning, so a valid file is not
+    # reported as broken (``parse_error_message``).
+    grammar_limit: str = ""
     exclude: tuple[str, ...] = ()
     entrypoints: tuple[str, ...] = ()
     tests: tuple[str, ...] = ()
@@ -163,6 +167,21 @@ def language_for(path: str) -> LanguageSpec | None:
     if dot <= 0:
         return None
     return by_ext.get(base[dot:].lower())
+
+
+def parse_error_message(name: str) -> str:
+    """The warning for a file the language's grammar could not parse whole."""
+    try:
+        spec = get_language(name)
+    except KeyError:
+        spec = None
+    if spec is not None and spec.grammar_limit:
+        return (
+            f"the tree-sitter {spec.grammar} grammar could not read part of this file "
+            f"({spec.grammar_limit}); the file may well be valid, and what the grammar read "
+            "is indexed"
+        )
+    return "syntax errors; symbols extracted where the tree allowed"
 
 
 def get_language(name: str) -> LanguageSpec:

@@ -94,7 +94,7 @@ class ScanLog:
                             "level": level,
                             "message": message,
                             "ts": round(now, 3),
-                            "time": time.strftime("%H:%M:%S", time.localtime(now)),
+                            "time": time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now)),
                         },
                         ensure_ascii=False,
                     )

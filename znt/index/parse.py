@@ -17,7 +17,12 @@ from pathlib import Path
 from znt.fsguard import UnsafePath, read_source
 from znt.index.embed.text import embed_rows
 from znt.index.extract import Extractor, FileFacts
-from znt.index.languages import get_language, reset_current_root, set_current_root
+from znt.index.languages import (
+    get_language,
+    parse_error_message,
+    reset_current_root,
+    set_current_root,
+)
 from znt.index.lexical import document_rows, search_card
 from znt.index.store import CsvSink
 
@@ -183,7 +188,7 @@ def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None, bytes] | None:
         result.warning = facts.warning
     if facts.parse_errors:
         result.status = "parse_error"
-        result.warning = result.warning or "syntax errors; symbols extracted where the tree allowed"
+        result.warning = result.warning or parse_error_message(job.language)
     return result, facts, data
 
 

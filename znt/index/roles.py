@@ -10,6 +10,25 @@ from functools import lru_cache
 
 from znt.index.languages import LanguageSpec
 
+# Znt's list of roles (DESIGN §3); ``callsite`` is on it but no rule assigns it.
+ROLES = (
+    "controller",
+    "repository",
+    "service",
+    "model",
+    "utility",
+    "contract",
+    "factory",
+    "adapter",
+    "handler",
+    "entrypoint",
+    "state",
+    "dependency",
+    "callsite",
+    "test",
+    "generic",
+)
+
 # Suffix of a declaration's name (or its parent's) -> role.
 NAME_SUFFIXES: tuple[tuple[str, str], ...] = (
     ("Controller", "controller"),

@@ -92,6 +92,12 @@ def outline(doc: dict[str, Any]) -> str:
     return out
 
 
+def repo_map(doc: dict[str, Any]) -> str:
+    from znt.formats import map_text
+
+    return map_text.render(doc)
+
+
 def graph(doc: dict[str, Any], fmt: str) -> str:
     if fmt == "json":
         return pretty(doc)

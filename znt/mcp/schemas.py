@@ -221,6 +221,18 @@ TOOLS: dict[str, ToolDef] = {
                 "depth": _i(default=3, minimum=0, maximum=10),
             },
         ),
+        ToolDef(
+            "map",
+            "A ranked, token-budgeted map of the repository: files ranked by PageRank over "
+            "the resolved call/import graph (personalised to focus files or symbols), each with "
+            "its most used symbols and signatures. Call first in an unfamiliar repository. "
+            + DATA_NOTE,
+            {
+                "paths": _s("CSV of project-relative files or folders to show"),
+                "focus": _s("CSV of files or symbols to rank around"),
+                "max_tokens": _i(default=1024, minimum=1, maximum=20000),
+            },
+        ),
     )
 }
 
@@ -244,8 +256,8 @@ PROFILES: dict[str, tuple[str, ...]] = {
     "readonly": tuple(t for t in DEFAULT_TOOLS if TOOLS[t].read_only),
     # The smallest useful set for code questions.
     "minimal": ("search", "graph", "outline", "status"),
-    # Everything, with check and impact when this znt has them.
-    "full": (*DEFAULT_TOOLS, "check", "impact"),
+    # Everything, with check, impact and map.
+    "full": (*DEFAULT_TOOLS, "check", "impact", "map"),
 }
 
 INSTRUCTIONS = (

@@ -638,6 +638,21 @@ class Toolbox:
         )
         return self._ok(doc, layouts.pretty)
 
+    def _tool_map(self, a: dict[str, Any]) -> Reply:
+        root = self.project_root()
+
+        def listed(value: str | None) -> list[str]:
+            return [x.strip() for x in (value or "").split(",") if x.strip()]
+
+        paths = [str(root / containment.confine(p, root, what="paths")) for p in listed(a["paths"])]
+        doc = api.repo_map(
+            paths,
+            max_tokens=a["max_tokens"],
+            focus=listed(a["focus"]),
+            project_path=self._read_path(),
+        )
+        return self._ok(doc, layouts.repo_map)
+
     # usage metrics
     def record(self, name: str, reply: Reply | None, ms: float, error: str | None = None) -> None:
         """Append the call to the metrics file; never raises."""

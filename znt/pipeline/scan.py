@@ -36,7 +36,7 @@ from znt.config import ProviderConfig
 from znt.errors import Busy, IndexIncompatible, UsageError
 from znt.gitinfo import head_commit
 from znt.index import manifest as manifest_mod
-from znt.index.languages import LANG_DIR, language_names
+from znt.index.languages import LANG_DIR, language_names, parse_error_message
 from znt.index.log import ScanLog
 from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
 from znt.index.progress import ProgressFile
@@ -112,6 +112,7 @@ ROW_SOURCE_MODULES = (
 )
 READ_SIDE_MODULES = (
     "graph/__init__.py",
+    "graph/repomap.py",
     "graph/similar.py",
     "graph/traverse.py",
     "index/__init__.py",
@@ -205,6 +206,24 @@ def remove_leftovers(project: Project) -> list[str]:
             removed.append(name)
     fsguard.remove_foreign(project.znt_dir, DUCKDB_FILES, dirs=DUCKDB_DIRS)
     return removed
+
+
+def _kept_warnings(
+    found: WalkResult, known: dict[str, tuple[int, int, str, str | None]], parsed: set[str]
+) -> list[tuple[str, str]]:
+    """The parse warnings of files not parsed again (the manifest keeps their status): a
+    warning does not come and go between two scans of the same file."""
+    return [
+        (p, parse_error_message(found.files[p].language))
+        for p in sorted(found.files)
+        if p not in parsed and (known.get(p) or (0, 0, ""))[2] == "parse_error"
+    ]
+
+
+def _embed_rate(embeddings: dict[str, Any]) -> float | None:
+    """Texts per second of this scan's embedding, when it embedded enough to say."""
+    done, seconds = embeddings.get("embedded") or 0, embeddings.get("seconds") or 0
+    return round(done / seconds, 1) if done >= 20 and seconds > 0 else None
 
 
 def _debug_pause(phase: str, project: Project) -> None:
@@ -327,9 +346,19 @@ class Scanner:
             "bytes": total_bytes,
             "would_parse": len(changed),
             "estimated_seconds": round(changed_bytes / (PARSE_RATE * workers) + 0.3, 1),
-            "embeddings": "not computed by this version (lexical index and graph only)",
+            "embeddings": self._embed_estimate(changed_bytes, prev),
         }
         return result
+
+    def _embed_estimate(self, changed_bytes: int, prev: Any) -> dict[str, Any]:
+        """How many texts a scan would embed and how long that would take (see
+        ``znt.index.embed.stage.estimate``)."""
+        from znt.index.embed import stage
+
+        rate = None
+        if prev is not None:
+            rate = (prev.last_scan.get("embed") or {}).get("texts_per_second")
+        return stage.estimate(self.project.index_path, self.embed, changed_bytes, rate)
 
     def _result(self, mode: str, started: float) -> ScanResult:
         return ScanResult(
@@ -448,7 +477,8 @@ class Scanner:
             # Only racy candidates: if their content is what the index holds, nothing changed.
             changed = [p for p in changed if not _same_content(project.root, p, known.get(p))]
         if not full and not changed and not deleted:
-            return self._noop(result, t0, prev_manifest, fp, found, known)
+            kept = _kept_warnings(found, known, set())
+            return self._noop(result, t0, prev_manifest, fp, found, known, kept)
 
         jobs = [
             ParseJob(
@@ -491,11 +521,12 @@ class Scanner:
             result.files_deleted = len(deleted)
             for p in vanished:
                 found.files.pop(p, None)
+            parse_problems += _kept_warnings(found, known, set(replaced))
             gone = sorted(set(deleted) | set(vanished))
             # Files re-read only because their mtime was suspect, found identical.
             touched = [(p, m) for p, m in touched if known.get(p, (0, -1))[1] != m]
             if not full and not replaced and not gone and not touched:
-                return self._noop(result, t0, prev_manifest, fp, found, known)
+                return self._noop(result, t0, prev_manifest, fp, found, known, parse_problems)
             self.progress("persisting", 0, 1)
             generation = uuid.uuid4().hex
             commit = head_commit(project.root)
@@ -523,7 +554,9 @@ class Scanner:
             result.problems = self._problem_list(found, parse_problems)
             result.warnings = len(result.problems)
             result.files_skipped = len(found.skipped) + sum(
-                1 for _p, m in parse_problems if not m.startswith(("syntax", "invalid"))
+                1
+                for _p, m in parse_problems
+                if not m.startswith(("syntax", "invalid", "the tree-sitter"))
             )
             result.symbols, result.edges = counts
             self._finish(result, t0, fp, found, files, generation)
@@ -540,11 +573,12 @@ class Scanner:
         fp: str,
         found: WalkResult,
         known: dict[str, tuple[int, int, str, str | None]],
+        parse_problems: list[tuple[str, str]],
     ) -> ScanResult:
         result.mode = "noop"
         result.files_parsed = 0
         result.files_unchanged = len(found.files)
-        result.problems = self._problem_list(found, [])
+        result.problems = self._problem_list(found, parse_problems)
         result.warnings = len(result.problems)
         result.index_commit = head_commit(self.project.root)
         if prev_manifest is not None:
@@ -702,6 +736,9 @@ class Scanner:
             "embed": {
                 "model": (result.embeddings or {}).get("model_key"),
                 "complete": (result.embeddings or {}).get("status") in ("completed", "up_to_date"),
+                # What `scan --dry-run` estimates embedding time from.
+                "texts_per_second": _embed_rate(result.embeddings or {})
+                or self._prev_embed.get("texts_per_second"),
             },
             # The index file this manifest describes: any other file under that name (a
             # damaged, replaced or committed one) is read from itself, not trusted.

@@ -219,3 +219,47 @@ def prune(con: Any, gone_hashes_table: str) -> None:
             f"DELETE FROM embeddings WHERE hash IN (SELECT text_hash FROM {gone_hashes_table}) "
             "AND hash NOT IN (SELECT text_hash FROM embed_docs)"
         )
+
+
+# Texts per byte of source when no index tells (sympy at e950d31: 53,703 texts in 28,499,458
+# bytes of indexed files), and texts per second of the local model on two CPU cores
+# (docs/benchmarks/query.md: 42 texts/s) when no scan has measured it yet.
+DEFAULT_TEXTS_PER_BYTE = 53_703 / 28_499_458
+DEFAULT_LOCAL_RATE = 42.0
+
+
+def estimate(
+    index_path: Path, config: ProviderConfig | None, changed_bytes: int, rate: float | None
+) -> dict[str, Any]:
+    """What ``scan --dry-run`` says about embeddings: how many texts a scan would embed (the
+    index's texts without a vector, plus the changed files' bytes at the index's own texts
+    per byte) and, from the throughput the last scan measured (``rate``, texts/s), how long.
+    Nothing is loaded or sent to a provider."""
+    if config is None or config.mode == "bm25":
+        why = "--no-embed" if config is None else "provider bm25"
+        return {"status": "skipped", "message": why, "texts": 0, "seconds": None}
+    from znt.index import store
+
+    pending, per_byte = 0, DEFAULT_TEXTS_PER_BYTE
+    if index_path.exists():
+        with store.open_index(index_path, read_only=True) as con:
+            name = configured_name(config)
+            same = store.get_meta(con).get("embed_model") == name
+            _todo, total = _missing(con, same)
+            pending = len(_todo)
+            row = con.execute("SELECT sum(size) FROM files").fetchone()
+            indexed_bytes = int(row[0] or 0) if row else 0
+            if total and indexed_bytes:
+                per_byte = total / indexed_bytes
+    texts = pending + round(changed_bytes * per_byte)
+    measured = rate is not None
+    if rate is None and config.mode == "local":
+        rate = DEFAULT_LOCAL_RATE
+    return {
+        "status": "estimate",
+        "model_key": configured_name(config),
+        "texts": texts,
+        "texts_per_second": rate,
+        "rate_source": "last scan" if measured else ("typical" if rate else None),
+        "seconds": round(texts / rate, 1) if rate else None,
+    }

@@ -9,4 +9,5 @@ SPEC = LanguageSpec(
     grammar="json",
     extensions=(".json",),
     resource=True,
+    grammar_limit="JSON with comments or trailing commas, as in JSONC config files, is outside it",
 )

@@ -23,6 +23,7 @@ SPEC = LanguageSpec(
     extensions=(".mk",),
     filenames=("Makefile", "makefile", "GNUmakefile"),
     resource=True,
+    grammar_limit="GNU make syntax such as conditionals and define blocks is partly outside it",
     uppercase_constants=False,
     local_name=local_name,
     import_candidates=import_candidates,

@@ -9,6 +9,7 @@ SPEC = LanguageSpec(
     grammar="sql",
     extensions=(".sql",),
     resource=True,
+    grammar_limit="it covers one SQL dialect: other dialects' syntax, such as SQLite's, is outside it",
     # A definition is its whole statement, so the comment above it is its documentation.
     comment_types=("comment", "marginalia"),
 )

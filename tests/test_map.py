@@ -1,0 +1,112 @@
+"""``znt map``: PageRank over the resolved graph, a token budget counted as documented
+(``ceil(chars/4)`` of the text), a focus that changes the order, and the same answer
+through the MCP ``map`` tool of the ``full`` profile."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import anyio
+import pytest
+
+from tests.conftest import run_znt
+from tests.mcp_client import connect, ok
+
+CORE = (
+    "class Store:\n"
+    "    def get(self, key):\n        return key\n\n"
+    "    def put(self, key, value):\n        return value\n\n\n"
+    "def helper(x):\n    return x + 1\n"
+)
+USER = (
+    "from app.core import Store, helper\n\n\n"
+    "def use_{n}():\n    s = Store()\n    s.get('{n}')\n    return helper(1)\n"
+)
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``app/core.py`` is what everything else uses; ``x.py -> y.py`` is a chain of its own."""
+    root = tmp_path_factory.mktemp("map") / "proj"
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "core.py").write_text(CORE)
+    for n in "abcdef":
+        (root / "app" / f"{n}.py").write_text(USER.format(n=n))
+    (root / "app" / "x.py").write_text(
+        "from app.y import leaf\n\n\ndef branch():\n    return leaf()\n"
+    )
+    (root / "app" / "y.py").write_text("def leaf():\n    return 0\n")
+    done = run_znt("scan", "-q", "--no-embed", cwd=root)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def repo_map(root: Path, *args: str) -> dict:
+    done = run_znt("map", *args, "--format", "json", cwd=root)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_module_everything_uses_ranks_first(project: Path) -> None:
+    doc = repo_map(project)
+    order = [f["path"] for f in doc["files"]]
+    assert order[0] == "app/core.py"
+    assert doc["ranking"]["algorithm"] == "pagerank" and not doc["ranking"]["personalized"]
+    ranks = [f["rank"] for f in doc["files"]]
+    assert ranks == sorted(ranks, reverse=True)
+    core = doc["files"][0]["symbols"]
+    # The symbols other files use, with their signatures; put() is used by nobody.
+    names = [s["qualified_name"] for s in core]
+    assert {"Store", "Store.get", "helper"} <= set(names) and "Store.put" not in names
+    assert next(s for s in core if s["name"] == "helper")["outline"] == "def helper(x)"
+    text = run_znt("map", cwd=project).stdout
+    assert text.splitlines()[1] == "app/core.py:" and "\n  def Store.get(self, key)\n" in text
+
+
+def test_the_token_budget_is_respected_as_documented(project: Path) -> None:
+    """The whole text stays within --max-tokens, counted ceil(chars/4); a smaller budget
+    shows less and says it was cut."""
+    for budget in (45, 60, 90, 400):
+        done = run_znt("map", "--max-tokens", str(budget), cwd=project)
+        assert done.returncode == 0, done.stderr
+        text = done.stdout.rstrip("\n")
+        assert math.ceil(len(text) / 4) <= budget, (budget, text)
+    small, large = repo_map(project, "--max-tokens", "60"), repo_map(project, "--max-tokens", "400")
+    shown = sum(len(f["symbols"]) for f in small["files"])
+    assert small["truncated"] and 0 < shown < sum(len(f["symbols"]) for f in large["files"])
+    assert not large["truncated"] and large["tokens"] <= 400
+
+
+def test_the_focus_changes_the_order(project: Path) -> None:
+    plain = [f["path"] for f in repo_map(project)["files"]]
+    focused = repo_map(project, "--focus", "app/x.py")
+    order = [f["path"] for f in focused["files"]]
+    assert focused["ranking"]["personalized"] and focused["focus"][0]["matched_by"] == "file"
+    assert order[:2] == ["app/x.py", "app/y.py"] and order != plain
+    by_symbol = repo_map(project, "--focus", "leaf")
+    assert by_symbol["files"][0]["path"] == "app/y.py"
+    assert by_symbol["files"][0]["symbols"][0].get("focus") is True
+
+
+def test_paths_limit_the_files_shown(project: Path) -> None:
+    doc = repo_map(project, "app/x.py", "app/a.py")
+    assert [f["path"] for f in doc["files"]] == ["app/a.py", "app/x.py"]
+    missing = run_znt("map", "nowhere", cwd=project)
+    assert missing.returncode == 4 and "no indexed file" in missing.stderr
+    unknown = run_znt("map", "--focus", "NoSuchThing", cwd=project)
+    assert unknown.returncode == 4
+
+
+def test_mcp_map_tool_in_the_full_profile(project: Path) -> None:
+    async def main() -> dict:
+        async with connect(project, args=("--profile", "full")) as session:
+            answer = await ok(session, "map", {"focus": "app/x.py", "max_tokens": 200})
+            assert answer.text.startswith("[repo_map]")
+            return answer.data
+
+    data = anyio.run(main)
+    cli = repo_map(project, "--focus", "app/x.py", "--max-tokens", "200")
+    assert data["files"] == cli["files"]
