@@ -250,7 +250,7 @@ def test_private_ranges_need_an_explicit_opt_in(home: dict[str, str], url: str) 
     )
     assert r.returncode == 0, r.stderr
     r = _run(["setup", "status", "--format", "json"], home)
-    assert json.loads(r.stdout)["config"]["url"] == url
+    assert json.loads(r.stdout)["config"]["provider"]["url"] == url
 
 
 def test_loopback_stays_allowed(home: dict[str, str]) -> None:
