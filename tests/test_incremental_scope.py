@@ -60,14 +60,15 @@ class Spy:
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         from znt.graph import resolve
-        from znt.index import lexical, parse, store
+        from znt.index import lexical, store
+        from znt.pipeline import scan
 
         self.calls: dict[str, list[Any]] = {}
         self.scopes: list[set[str]] = []
         for module, name in (
             (store, "delete_files"),
             (lexical, "refresh_terms"),
-            (parse, "parse_one"),
+            (scan, "parse_files"),
         ):
             self._wrap(monkeypatch, module, name)
         set_scope = resolve._set_scope
@@ -82,7 +83,10 @@ class Spy:
         real = getattr(module, name)
 
         def recording(*args: Any, **kwargs: Any) -> Any:
-            self.calls.setdefault(name, []).append(args[0] if name == "parse_one" else args[1:])
+            if name == "parse_files":  # the jobs the scan hands to its parse workers
+                self.calls.setdefault(name, []).extend(job.path for job in args[0])
+            else:
+                self.calls.setdefault(name, []).append(args[1:])
             return real(*args, **kwargs)
 
         monkeypatch.setattr(module, name, recording)
@@ -128,8 +132,8 @@ def test_one_file_edit_recomputes_only_what_can_change(
         os.utime(path, (past, past))
         result = api.scan(str(scanned))
         assert result["mode"] == "incremental" and result["files_parsed"] == 1
-        # Read and parsed: that file only (PARALLEL_THRESHOLD keeps it in this process).
-        assert [job.path for job in spy.calls.get("parse_one", [])] == [edited], spy.calls
+        # Read and parsed: that file only.
+        assert spy.calls.get("parse_files") == [edited], spy.calls
         # Its rows, and only its rows, replaced; only its terms' lists rebuilt.
         assert spy.calls["delete_files"] == [([edited],)]
         assert spy.calls["refresh_terms"] == [([edited],)]

@@ -11,15 +11,17 @@ znt/features/usage.py; where the file is, znt/project.py says for both.
 from __future__ import annotations
 
 import contextlib
+import errno
 import json
 import math
 import os
+import stat
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from znt.project import mcp_metrics_path
+from znt.project import INDEX_DIR, MCP_METRICS_ENV, mcp_metrics_path
 
 
 def estimate_tokens(text: str) -> int:
@@ -44,11 +46,9 @@ def append(path: Path | None, record: dict[str, Any]) -> bool:
     """Append one record; False (and a line on stderr) when it could not be written."""
     if path is None:
         return False
-    from znt.fsguard import open_private
-
     try:
         line = json.dumps(record, ensure_ascii=False, separators=(",", ":")) + "\n"
-        fd = open_private(path.parent, path.name, os.O_WRONLY | os.O_APPEND | os.O_CREAT)
+        fd = _open_for_append(path)
         try:
             os.write(fd, line.encode("utf-8"))
         finally:
@@ -57,6 +57,25 @@ def append(path: Path | None, record: dict[str, Any]) -> bool:
     except OSError as exc:
         print(f"znt mcp: metrics not written to {path}: {exc}", file=sys.stderr)
         return False
+
+
+def _open_for_append(path: Path) -> int:
+    """Inside ``.znt/`` the file is znt's own: opened without following a link, a foreign
+    entry under its name replaced (znt/fsguard.py). A path the user named with
+    ``ZNT_MCP_METRICS_FILE`` is theirs: whatever is there is never removed, and anything but
+    a regular file (a folder, a FIFO) is an error, so the call goes on unlogged."""
+    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT
+    if path.parent.name == INDEX_DIR and not os.environ.get(MCP_METRICS_ENV):
+        from znt.fsguard import open_private
+
+        return open_private(path.parent, path.name, flags)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, flags | os.O_NONBLOCK, 0o644)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        raise IsADirectoryError(errno.EISDIR, "not a regular file", str(path))
+    os.set_blocking(fd, True)
+    return fd
 
 
 def record(
