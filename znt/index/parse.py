@@ -201,6 +201,15 @@ def _root_of(job: ParseJob) -> str:
     return abspath[: -len(tail)] or os.sep
 
 
+def parse_in_worker(job: ParseJob) -> tuple[ParsedFile | tuple[str, None], dict[str, int]]:
+    """One job as a parse worker runs it (znt/index/workers.py): its result (or ``(path,
+    None)`` for a file that gives no rows), then its rows flushed and their files' sizes."""
+    result = parse_one(job)
+    flush_sinks()
+    sizes = sink_sizes(job.sink) if job.sink else {}
+    return (result if result is not None else (job.path, None)), sizes
+
+
 def flush_sinks() -> None:
     """Make every row written by this process visible to the loader."""
     pid = os.getpid()
@@ -238,7 +247,7 @@ def parse_files(
         workers = 1
     # Big files first so that no worker is left with a giant file at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.abspath))
-    pool = Pool(min(workers, len(ordered)), _failed, close_fds)
+    pool = Pool(min(workers, len(ordered)), _failed, close_fds, work=parse_in_worker)
     for res in pool.run(ordered):
         if on_done:
             on_done(1)

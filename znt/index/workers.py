@@ -61,9 +61,9 @@ def _debug_hang(path: str) -> None:
             time.sleep(3600)
 
 
-def _worker_main(conn: Any, parent: int, close_fds: tuple[int, ...]) -> None:
-    from znt.index import parse
-
+def _worker_main(
+    conn: Any, parent: int, close_fds: tuple[int, ...], work: Callable[[Any], Any]
+) -> None:
     _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the scanner's to handle
     for fd in close_fds:  # e.g. the scan lock: a worker must never hold it
@@ -80,13 +80,11 @@ def _worker_main(conn: Any, parent: int, close_fds: tuple[int, ...]) -> None:
             conn.send(("start", index))
             _debug_hang(job.path)
             try:
-                result = parse.parse_one(job)
-                parse.flush_sinks()
-                sizes = parse.sink_sizes(job.sink) if job.sink else {}
+                result, sizes = work(job)
             except OSError as exc:  # the rows cannot be written (a full disk): the scan stops
                 conn.send(("fatal", index, exc.errno or 0, exc.strerror or str(exc)))
                 return
-            conn.send(("done", index, result if result is not None else (job.path, None), sizes))
+            conn.send(("done", index, result, sizes))
 
 
 @dataclass
@@ -113,16 +111,21 @@ def _context() -> Any:
 
 
 class Pool:
-    """``size`` workers that parse ``jobs`` and yield each job's result as it comes; a job
-    whose worker crashed or hung yields the ``failed(job, reason)`` result instead."""
+    """``size`` workers that run ``work(job)`` (a module-level function, as a child process
+    gets it: ``parse.parse_in_worker``, which returns the job's result and its row files'
+    sizes) and yield each job's result as it comes; a job whose worker crashed or hung
+    yields the ``failed(job, reason)`` result instead."""
 
     def __init__(
         self,
         size: int,
         failed: Callable[[Any, str], Result],
         close_fds: tuple[int, ...] = (),
+        *,
+        work: Callable[[Any], tuple[Result, dict[str, int]]],
     ) -> None:
         self.size = max(1, size)
+        self.work = work
         self.failed = failed
         self.close_fds = close_fds
         self.timeout = parse_timeout()
@@ -135,7 +138,7 @@ class Pool:
         forked = self.ctx.get_start_method() == "fork"
         proc = self.ctx.Process(
             target=_worker_main,
-            args=(child_conn, os.getpid() if forked else 0, self.close_fds),
+            args=(child_conn, os.getpid() if forked else 0, self.close_fds, self.work),
             daemon=True,
             name="znt-parse",
         )
