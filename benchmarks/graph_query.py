@@ -38,7 +38,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +120,7 @@ def oneshot_rounds(
     return times, failures
 
 
-def _call(tree: str, kind: str, query: Any) -> dict[str, Any]:
+def _call(tree: str, kind: str, query: Any) -> Mapping[str, Any]:
     from znt import api
 
     if kind == "neighbourhood":
@@ -159,7 +159,7 @@ def inprocess(args: argparse.Namespace, read_copy: bool) -> dict[str, Any]:
     return out
 
 
-def _shape(doc: dict[str, Any]) -> str:
+def _shape(doc: Mapping[str, Any]) -> str:
     st = doc["stats"]
     text = f"{len(doc['nodes'])} nodes, {len(doc['edges'])} edges, {st['queries']} edge queries"
     if doc["mode"] == "path":

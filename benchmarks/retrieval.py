@@ -35,7 +35,7 @@ import subprocess
 import sys
 import time
 from collections import defaultdict
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -140,7 +140,7 @@ class Cache:
 # -- calling znt ------------------------------------------------------------------------
 
 
-def do_scan(tree: Path, *, embed: bool, restart: bool = False) -> tuple[float, dict[str, Any]]:
+def do_scan(tree: Path, *, embed: bool, restart: bool = False) -> tuple[float, Mapping[str, Any]]:
     """Scan ``tree`` in-process; returns (seconds, the scan result)."""
     from znt import api
 
@@ -173,7 +173,7 @@ def do_search(
     return seconds, results, "" if answered == mode else f"answered by {answered}"
 
 
-def embed_seconds(scan_result: dict[str, Any]) -> float | None:
+def embed_seconds(scan_result: Mapping[str, Any]) -> float | None:
     """The embedding time a scan reports, under whichever key it uses."""
     for key in ("embed_seconds", "embedding_seconds", "seconds_embed"):
         if isinstance(scan_result.get(key), (int, float)):
@@ -190,7 +190,7 @@ def embed_seconds(scan_result: dict[str, Any]) -> float | None:
     return None
 
 
-def scan_summary(result: dict[str, Any]) -> dict[str, Any]:
+def scan_summary(result: Mapping[str, Any]) -> dict[str, Any]:
     """The small scalar part of a scan result, for the timing log."""
     return {k: v for k, v in result.items() if isinstance(v, (int, float, str, bool, dict))}
 

@@ -2,29 +2,53 @@
 only render what they return; nothing a front end shows is computed anywhere else.
 
 Every function takes plain arguments, checks them, finds the project, calls the feature
-module that does the work (``znt/features/``) and returns a JSON-ready ``dict``
-(``schema_version`` included); it raises ``znt.errors.ZntError`` subclasses for anything the
-user can fix. Imports stay inside the functions: a one-shot command pays only for its own.
+module that does the work (``znt/features/``) and returns a typed document (znt/results.py: a
+``TypedDict`` per command, which is its JSON form, ``schema_version`` and ``kind`` included);
+it raises ``znt.errors.ZntError`` subclasses for anything the user can fix. Imports stay
+inside the functions: a one-shot command pays only for its own.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from znt.errors import UsageError
-from znt.features.status import freshness
 from znt.project import Project, resolve_project
+from znt.results import (
+    SCHEMA_VERSION,
+    CheckDocument,
+    ExportDocument,
+    Freshness,
+    GraphDocument,
+    ImpactDocument,
+    JsonObject,
+    LogsDocument,
+    MapDocument,
+    McpUsage,
+    OutlineDocument,
+    ProviderChoice,
+    ScanDocument,
+    ScanProgress,
+    SearchDocument,
+    SetupDocument,
+    SetupStatusDocument,
+    SetupUrlBody,
+    SetupUrlDocument,
+    SimilarDocument,
+    SqlDocument,
+    StatsDocument,
+    StatusDocument,
+)
 
-__all__ = ["freshness"]
+if TYPE_CHECKING:
+    from znt.export.dataset import DatasetQuery
 
-SCHEMA_VERSION = 1
+__all__ = ["SCHEMA_VERSION"]
 
-
-def _doc(kind: str, body: dict[str, Any]) -> dict[str, Any]:
-    return {"schema_version": SCHEMA_VERSION, "kind": kind, **body}
+Notice = Callable[[str], None]
 
 
 # -- what the front ends offer ------------------------------------------------------------
@@ -63,10 +87,10 @@ def scan(
     restart: bool = False,
     dry_run: bool = False,
     no_embed: bool = False,
-    progress: Any = None,
-    notice: Any = None,
+    progress: Callable[[str, int, int], None] | None = None,
+    notice: Notice | None = None,
     guard_scope: bool = False,
-) -> dict[str, Any]:
+) -> ScanDocument:
     """Index ``path`` (default: the current project) incrementally, then embed what is new
     with the configured provider (none with ``no_embed``). With ``guard_scope``, a first
     scan of a big folder outside any repository raises ``ScopeTooBig`` instead."""
@@ -96,13 +120,21 @@ def scan(
         embed=embed,
     )
     result = scanner.dry_run() if dry_run else scanner.run()
-    return _doc("scan", result.to_dict())
+    return {"schema_version": SCHEMA_VERSION, "kind": "scan", **result.to_dict()}
 
 
 # -- status ------------------------------------------------------------------------------
 
 
-def scan_progress(path: str | Path) -> dict[str, Any] | None:
+def freshness(project: Project, *, check_files: bool) -> Freshness:
+    """How fresh ``project``'s index is: the last scan, the commit it saw, and (with
+    ``check_files``) how many files changed since (manifest and ``stat`` only)."""
+    from znt.features.status import freshness as of_index
+
+    return of_index(project, check_files=check_files)
+
+
+def scan_progress(path: str | Path) -> ScanProgress | None:
     """The running or last scan of the project at ``path`` in the original's ScanProgress
     shape (phase, percent, files and texts done of total), or None."""
     from znt.index.progress import read_progress
@@ -110,7 +142,7 @@ def scan_progress(path: str | Path) -> dict[str, Any] | None:
     return read_progress(Project(Path(path)))
 
 
-def scan_starting(path: str | Path, scan_id: str, started_at: float) -> dict[str, Any]:
+def scan_starting(path: str | Path, scan_id: str, started_at: float) -> ScanProgress:
     """The progress to show for scan ``scan_id`` that has not reported yet (``ast``, 0%)."""
     from znt.index.progress import starting
 
@@ -126,11 +158,11 @@ def scanning(project: Project) -> bool:
 
 def watch(
     project: Project,
-    scan: Callable[[], dict[str, Any]],
+    scan: Callable[[], Mapping[str, object]],
     *,
     interval: float | None = None,
     quiet: float | None = None,
-    on_scan: Callable[[dict[str, Any]], None] | None = None,
+    on_scan: Callable[[Mapping[str, object]], None] | None = None,
     on_error: Callable[[Exception], None] | None = None,
 ) -> int:
     """Keep ``project``'s index fresh until SIGINT/SIGTERM (``znt scan --watch``): ``scan``
@@ -172,14 +204,18 @@ def read_copy_state(root: Path) -> str:
     return readcopy.state(Project(root).index_path)
 
 
-def status(path: str | None = None) -> dict[str, Any]:
+def status(path: str | None = None) -> StatusDocument:
     """Coverage of ``path`` by an index, the index's counts, its last scan and staleness."""
     requested = Path(path or os.environ.get("ZNT_PROJECT_ROOT") or os.getcwd()).expanduser()
     if not requested.exists():
         raise UsageError(f"path does not exist: {requested}")
     from znt.features import status as status_mod
 
-    return _doc("status", status_mod.status(requested.resolve()))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "status",
+        **status_mod.status(requested.resolve()),
+    }
 
 
 # -- outline -----------------------------------------------------------------------------
@@ -196,30 +232,38 @@ def _project_for_read(project_path: str | None) -> Project:
 
 def outline(
     file: str, *, code: bool = False, members: bool = False, project_path: str | None = None
-) -> dict[str, Any]:
+) -> OutlineDocument:
     """The file's top-level non-member symbols in line order (the original's file outline;
     Go methods count as top level); ``members``: nested symbols too."""
     from znt.features import outline as outline_mod
 
     project = _project_for_read(project_path)
-    return _doc("outline", outline_mod.outline(project, file, code=code, members=members))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "outline",
+        **outline_mod.outline(project, file, code=code, members=members),
+    }
 
 
 # -- stats -------------------------------------------------------------------------------
 
 
-def stats(*, project_path: str | None = None) -> dict[str, Any]:
+def stats(*, project_path: str | None = None) -> StatsDocument:
     """Counts by type, kind, language, edge kind and resolution; index size on disk."""
     from znt.features import stats as stats_mod
 
-    return _doc("stats", stats_mod.stats(_project_for_read(project_path)))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "stats",
+        **stats_mod.stats(_project_for_read(project_path)),
+    }
 
 
 def mcp_usage(
     metrics_file: Path | None,
     session_id: str | None = None,
-    session_records: list[dict[str, Any]] | None = None,
-) -> dict[str, Any]:
+    session_records: Sequence[JsonObject] | None = None,
+) -> McpUsage:
     """The summary of ``znt mcp``'s usage metrics in ``metrics_file`` (what ``stats`` shows
     under ``mcp``), with this session's totals when ``session_id`` is given."""
     from znt.features import usage
@@ -232,7 +276,7 @@ def mcp_usage(
 
 def logs(
     *, stream_id: str | None = None, after_id: int | None = None, project_path: str | None = None
-) -> dict[str, Any]:
+) -> LogsDocument:
     """The last 100 scan log entries, with the original's ``stream_id``/``after_id`` cursor."""
     from znt.index.log import ScanLog
 
@@ -241,7 +285,11 @@ def logs(
     if after_id is not None and not (0 <= after_id <= 9007199254740991):
         raise UsageError("after_id must be an integer between 0 and 9007199254740991")
     project = resolve_project(project_path)
-    return _doc("logs", ScanLog(project.log_path).read(stream_id, after_id))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "logs",
+        **ScanLog(project.log_path).read(stream_id, after_id),
+    }
 
 
 # -- search ------------------------------------------------------------------------------
@@ -292,7 +340,7 @@ def search(
     project_path: str | None = None,
     dataset: str | None = None,
     repositories: list[str] | None = None,
-) -> dict[str, Any]:
+) -> SearchDocument:
     """Ranked symbols for ``query`` (the original's semantic search).
 
     ``type``/``role`` are soft boosts (+4 on the 0..10 score), ``path`` a glob filter;
@@ -341,10 +389,10 @@ def search(
         max_tokens=max_tokens,
         dataset=source,
     )
-    return _doc("search", body)
+    return {"schema_version": SCHEMA_VERSION, "kind": "search", **body}
 
 
-def _dataset_query(dataset: str | None, repositories: list[str] | None) -> Any:
+def _dataset_query(dataset: str | None, repositories: list[str] | None) -> DatasetQuery | None:
     """The exported repositories to read instead of a project (``--dataset``), or None."""
     if dataset is None:
         if repositories:
@@ -367,7 +415,7 @@ def export(
     repository: str | None = None,
     commit: str | None = None,
     project_path: str | None = None,
-) -> dict[str, Any]:
+) -> ExportDocument:
     """Write the project's index into the Parquet dataset ``folder`` as ``repository`` (default:
     the project folder's name) at ``commit`` (default: the indexed commit); docs/export.md."""
     from znt.export import parquet
@@ -379,7 +427,7 @@ def export(
     report = parquet.export_index(
         project.index_path, Path(folder).expanduser(), repository=name, commit=commit
     )
-    return _doc("export", report.to_dict())
+    return {"schema_version": SCHEMA_VERSION, "kind": "export", **report.to_dict()}
 
 
 # -- setup ---------------------------------------------------------------------------------
@@ -392,10 +440,10 @@ def setup(
     url: str | None = None,
     token_env: str | None = None,
     token_stdin: bool = False,
-    read_secret: Any = None,
+    read_secret: Callable[[], str] | None = None,
     check_provider: bool = False,
     allow_private_url: bool = False,
-) -> dict[str, Any]:
+) -> SetupDocument:
     """Without ``mode``: the provider state and recommendations, writing nothing. With
     ``mode``: write the managed config (never a ``ZNT_CONFIG`` file). No key is accepted as an
     argument: ``token_stdin`` reads it with ``read_secret`` and stores it in the OS keyring."""
@@ -409,10 +457,8 @@ def setup(
             from znt.config import load_config
 
             body["provider_check"] = setup_mod.probe(load_config().provider)
-        return _doc("setup", body)
-    return _doc(
-        "setup",
-        setup_mod.configure(
+    else:
+        body = setup_mod.configure(
             mode,
             model=model,
             url=url,
@@ -421,22 +467,26 @@ def setup(
             read_secret=read_secret,
             check_provider=check_provider,
             allow_private_url=allow_private_url,
-        ),
-    )
+        )
+    return {"schema_version": SCHEMA_VERSION, "kind": "setup", **body}
 
 
 def setup_url(
     mode: str, *, model: str | None = None, check_provider: bool = False
-) -> dict[str, Any]:
+) -> SetupUrlDocument:
     """Open the one-time form on 127.0.0.1 where the user sets up the remote provider
     ``mode`` and types its key (which goes to the OS keyring); returns its ``setup_url``.
     The form lives in this process (``znt mcp``) until it is used or expires."""
     from znt.features import setup_form
 
-    return _doc("setup_url", setup_form.open_form(mode, model=model, check_provider=check_provider))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "setup_url",
+        **setup_form.open_form(mode, model=model, check_provider=check_provider),
+    }
 
 
-def setup_url_state() -> dict[str, Any] | None:
+def setup_url_state() -> SetupUrlBody | None:
     """The last setup form of this process (``open``, ``used`` and what it wrote,
     ``expired``...), never a key; None if none was opened."""
     from znt.features import setup_form
@@ -451,7 +501,7 @@ def close_setup_url() -> None:
     setup_form.close_form()
 
 
-def provider_choice() -> dict[str, Any]:
+def provider_choice() -> ProviderChoice:
     """The embedding provider the next scan uses: mode, model, where it was set, and whether
     the user chose it (``chosen_by_user``) or it is znt's default."""
     from znt.features import setup as setup_mod
@@ -459,12 +509,16 @@ def provider_choice() -> dict[str, Any]:
     return setup_mod.provider_choice()
 
 
-def setup_status(*, check_provider: bool = False) -> dict[str, Any]:
+def setup_status(*, check_provider: bool = False) -> SetupStatusDocument:
     """Config, key presence (yes/no, never the key) and, with ``check_provider``, a probe of
     the endpoint: ok or the error, dimension, latency."""
     from znt.features import setup as setup_mod
 
-    return _doc("setup_status", setup_mod.status(check_provider))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "setup_status",
+        **setup_mod.status(check_provider),
+    }
 
 
 # -- graph ---------------------------------------------------------------------------------
@@ -482,7 +536,7 @@ def graph(
     project_path: str | None = None,
     dataset: str | None = None,
     repositories: list[str] | None = None,
-) -> dict[str, Any]:
+) -> GraphDocument:
     """The neighbourhood of FROM (``depth`` BFS levels over ``edge_types``, ``direction``
     down = callees, up = callers) or, with ``to``, the shortest call paths FROM -> TO.
 
@@ -516,7 +570,7 @@ def graph(
         max_nodes=max_nodes,
         dataset=source,
     )
-    return _doc("graph", body)
+    return {"schema_version": SCHEMA_VERSION, "kind": "graph", **body}
 
 
 # -- similar -------------------------------------------------------------------------------
@@ -537,7 +591,7 @@ def similar(
     code: bool = False,
     max_code_lines: int = 30,
     project_path: str | None = None,
-) -> dict[str, Any]:
+) -> SimilarDocument:
     """Analogues and near-duplicates of an indexed symbol (``target``), of code that is not
     in the index (``snippet``, its text) or of a description (``query``): 0.6 x vector
     cosine + 0.3 x Jaccard of call-graph neighbours + 0.1 x role/kind agreement, 0..1.
@@ -595,7 +649,7 @@ def similar(
         code=code,
         max_code_lines=max_code_lines,
     )
-    return _doc("similar", body)
+    return {"schema_version": SCHEMA_VERSION, "kind": "similar", **body}
 
 
 # -- map -----------------------------------------------------------------------------------
@@ -607,7 +661,7 @@ def repo_map(
     max_tokens: int = 1024,
     focus: list[str] | None = None,
     project_path: str | None = None,
-) -> dict[str, Any]:
+) -> MapDocument:
     """A ranked, token-budgeted map of the repository: files ranked by networkx PageRank
     over the resolved graph (personalised to ``focus``, files or symbols), each with its
     most important symbols and signatures, cut at ``max_tokens`` (``ceil(chars/4)`` of the
@@ -619,7 +673,7 @@ def repo_map(
     wanted = [f.strip() for f in focus or [] if f and f.strip()]
     project = _project_for_read(project_path)
     body = map_mod.repo_map(project, list(paths or []), max_tokens=max_tokens, focus=wanted)
-    return _doc("map", body)
+    return {"schema_version": SCHEMA_VERSION, "kind": "map", **body}
 
 
 # -- check ---------------------------------------------------------------------------------
@@ -633,7 +687,7 @@ def check(
     baseline: str | None = None,
     stale_policy: str = "warn",
     project_path: str | None = None,
-) -> dict[str, Any]:
+) -> CheckDocument:
     """Evaluate the project's architecture rules (``check:`` in znt.yaml, or ``rules_file``)
     over the index (docs/check.md). ``passed`` is false when a rule of severity error has a
     violation (the CLI exits 1). With ``baseline`` (a git ref) only violations whose key the
@@ -650,7 +704,7 @@ def check(
     body = check_mod.check(
         project, rules_file=rules_file, baseline=baseline, stale_policy=stale_policy
     )
-    return _doc("check", body)
+    return {"schema_version": SCHEMA_VERSION, "kind": "check", **body}
 
 
 # -- sql -----------------------------------------------------------------------------------
@@ -662,7 +716,7 @@ def sql(
     limit: int = 1000,
     timeout: float | None = None,
     project_path: str | None = None,
-) -> dict[str, Any]:
+) -> SqlDocument:
     """Run one read-only SELECT over the index (docs/sql.md): the statement must be a single
     SELECT, and it runs on a private copy of the index with file access switched off by
     configuration, within ``timeout`` seconds (default 30), a memory limit and an output cap.
@@ -678,7 +732,11 @@ def sql(
         raise UsageError("timeout must be a positive number of seconds", timeout=timeout)
     text = guard(query)
     project = _project_for_read(project_path)
-    return _doc("sql", sql_mod.sql(project, text, limit=limit, timeout=float(timeout)))
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": "sql",
+        **sql_mod.sql(project, text, limit=limit, timeout=float(timeout)),
+    }
 
 
 # -- impact --------------------------------------------------------------------------------
@@ -693,7 +751,7 @@ def impact(
     paths: list[str] | None = None,
     depth: int = 3,
     project_path: str | None = None,
-) -> dict[str, Any]:
+) -> ImpactDocument:
     """What a change touches: the symbols whose lines it changes (``git diff -U0`` of the
     staged change, of the working tree against ``diff``, or whole files for ``paths``;
     default: the working tree against HEAD), their transitive callers to ``depth`` levels,
@@ -712,4 +770,4 @@ def impact(
         raise UsageError(f"give only one of {', '.join(chosen)}")
     proj = _project_for_read(project_path)
     body = impact_mod.impact(proj, staged=staged, diff=diff, paths=paths, depth=depth)
-    return _doc("impact", body)
+    return {"schema_version": SCHEMA_VERSION, "kind": "impact", **body}

@@ -28,10 +28,13 @@ import shlex
 import subprocess
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.errors import UsageError
 from znt.project import Project
+
+if TYPE_CHECKING:
+    from znt.results import ScanDocument
 
 HOOK_NAMES = ("pre-commit", "post-checkout", "post-merge", "post-commit")
 DEFAULT_HOOKS = ("post-checkout", "post-merge", "post-commit")
@@ -235,7 +238,7 @@ def installed(project: Project) -> dict[str, Any]:
 PENDING_LOCK = "hook-pending.lock"
 
 
-def coalesced_scan(project: Project, *, wait: float = 600.0) -> dict[str, Any] | None:
+def coalesced_scan(project: Project, *, wait: float = 600.0) -> ScanDocument | None:
     """The scan a hook starts, at most one waiting at a time: a rebase or a checkout of many
     commits fires a hook per commit, and every hook after the first, finding a scan already
     waiting for the scan lock, returns None at once. That is safe because the waiting scan

@@ -5,7 +5,8 @@ answer comes from ``znt.api.check``; the MCP server wraps the same function."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from collections.abc import Mapping
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -75,7 +76,7 @@ def check_cmd(
         raise typer.Exit(EXIT_NOTHING_FOUND)
 
 
-def _render(doc: dict, chosen: str) -> str:
+def _render(doc: Mapping[str, Any], chosen: str) -> str:
     if chosen == "json":
         from znt.formats import json as json_fmt
 

@@ -10,6 +10,7 @@ the text renderers take.
 from __future__ import annotations
 
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from rich import box
@@ -148,7 +149,7 @@ def highlighted(text: str, style: str) -> None:
 # -- tables ------------------------------------------------------------------------------
 
 
-def table(kind: str, doc: dict[str, Any], *, color: bool) -> None:
+def table(kind: str, doc: Mapping[str, Any], *, color: bool) -> None:
     """The rich table for a document of ``kind`` (stats, status, check, sql)."""
     out = console(color=color)
     for item in {"stats": _stats, "status": _status, "check": _check, "sql": _sql}[kind](doc):
@@ -172,7 +173,7 @@ def _pairs(title: str, data: dict[str, int]) -> Table:
     return t
 
 
-def _stats(doc: dict[str, Any]) -> list[Any]:
+def _stats(doc: Mapping[str, Any]) -> list[Any]:
     head, sections, tail = text_fmt.stats_parts(doc)
     items: list[Any] = [Text(line, style="bold") for line in head if line]
     items.append(Columns([_pairs(title, data) for title, data in sections], padding=(0, 2)))
@@ -180,7 +181,7 @@ def _stats(doc: dict[str, Any]) -> list[Any]:
     return items
 
 
-def _status(doc: dict[str, Any]) -> list[Any]:
+def _status(doc: Mapping[str, Any]) -> list[Any]:
     t = Table(box=box.ROUNDED, show_header=False)
     t.add_column(style="bold cyan")
     t.add_column()
@@ -190,7 +191,7 @@ def _status(doc: dict[str, Any]) -> list[Any]:
     return [t]
 
 
-def _check(doc: dict[str, Any]) -> list[Any]:
+def _check(doc: Mapping[str, Any]) -> list[Any]:
     from znt.formats import check_text
 
     items: list[Any] = []
@@ -222,7 +223,7 @@ def _check(doc: dict[str, Any]) -> list[Any]:
     return items
 
 
-def _sql(doc: dict[str, Any]) -> list[Any]:
+def _sql(doc: Mapping[str, Any]) -> list[Any]:
     t = Table(box=box.ROUNDED)
     numeric = table_fmt.numeric_columns(doc)
     for col, num in zip(doc["columns"], numeric, strict=True):

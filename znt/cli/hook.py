@@ -3,6 +3,7 @@ docs/hooks.md). These commands change files under the repository's hooks folder 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
@@ -17,7 +18,7 @@ def _project(ctx: typer.Context) -> Any:
     return resolve_project(settings(ctx).project)
 
 
-def _emit(ctx: typer.Context, doc: dict[str, Any], fmt: str | None) -> None:
+def _emit(ctx: typer.Context, doc: Mapping[str, Any], fmt: str | None) -> None:
     from znt.formats import json as json_fmt
 
     full = {"schema_version": 1, **doc}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
@@ -99,7 +100,7 @@ def on_terminal() -> bool:
 
 def emit(
     ctx: typer.Context,
-    doc: dict[str, Any],
+    doc: Mapping[str, Any],
     fmt: str | None,
     renderer: str,
     list_key: str | None = None,
@@ -147,7 +148,7 @@ def warn_all(ctx: typer.Context, warnings: list[str], prefix: str = "warning: ")
 
 
 def emit_graph_doc(
-    ctx: typer.Context, doc: dict[str, Any], fmt: str | None, *, text: str, what: str
+    ctx: typer.Context, doc: Mapping[str, Any], fmt: str | None, *, text: str, what: str
 ) -> str:
     """Print a document shaped like ``znt graph``'s (``nodes``/``edges``) as json, mermaid,
     dot or text (the ``znt.formats`` module named by ``text``); returns the format used.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 import typer
@@ -90,7 +91,7 @@ def _scan(
     dry_run: bool,
     no_embed: bool,
     guard_scope: bool,
-) -> dict[str, Any]:
+) -> Mapping[str, Any]:
     from znt import api
 
     progress = _progress(ctx)
@@ -134,7 +135,7 @@ def _watch(
     project = resolve_project(target, exact=target is not None)
     chosen = chosen_format(ctx, fmt)
 
-    def scan() -> dict[str, Any]:
+    def scan() -> Mapping[str, Any]:
         return api.scan(
             str(project.root),
             language=language,
@@ -142,7 +143,7 @@ def _watch(
             notice=lambda m: note(ctx, m),
         )
 
-    def on_scan(doc: dict[str, Any]) -> None:
+    def on_scan(doc: Mapping[str, Any]) -> None:
         if chosen in ("json", "jsonl"):
             typer.echo(_compact(doc))  # one document per line: a stream
         elif doc.get("mode") != "noop" and not settings(ctx).quiet:
@@ -163,7 +164,7 @@ def _watch(
     note(ctx, f"stopped watching after {scans} scan(s)")
 
 
-def _compact(doc: dict[str, Any]) -> str:
+def _compact(doc: Mapping[str, Any]) -> str:
     import json
 
     return json.dumps(doc, separators=(",", ":"), default=str)

@@ -7,6 +7,7 @@ and stores it in the OS keyring; ``--token-env VAR`` names an environment variab
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 
 import typer
@@ -23,7 +24,7 @@ CheckProvider = Annotated[
 ]
 
 
-def _emit(ctx: typer.Context, doc: dict[str, Any], fmt: str | None, renderer: str) -> None:
+def _emit(ctx: typer.Context, doc: Mapping[str, Any], fmt: str | None, renderer: str) -> None:
     from znt.formats import json as json_fmt
     from znt.formats import setup_text
 
@@ -46,7 +47,7 @@ def _read_secret() -> str:
     return sys.stdin.readline()
 
 
-def _exit_if_check_failed(ctx: typer.Context, doc: dict[str, Any]) -> None:
+def _exit_if_check_failed(ctx: typer.Context, doc: Mapping[str, Any]) -> None:
     """Exit 5 after the result is shown when the provider probe failed (DESIGN §5: provider
     unreachable)."""
     check = doc.get("provider_check")

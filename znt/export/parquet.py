@@ -23,9 +23,10 @@ import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from znt.errors import UsageError
+from znt.results import ExportBody
 
 EXPORT_SCHEMA_VERSION = 1
 
@@ -110,8 +111,10 @@ class ExportReport:
     bytes: int = 0
     replaced: bool = False
 
-    def to_dict(self) -> dict[str, Any]:
-        return dict(self.__dict__)
+    def to_dict(self) -> ExportBody:
+        """The export document's body: the fields are its keys (znt/results.py
+        ``ExportBody``; tests/test_architecture.py holds the two to the same names)."""
+        return cast("ExportBody", dict(self.__dict__))
 
 
 def check_name(value: str, what: str) -> str:

@@ -10,11 +10,12 @@ from znt.errors import IndexStale, UsageError
 from znt.features.baseline import baseline_index
 from znt.features.status import freshness
 from znt.project import Project
+from znt.results import CheckBody
 
 
 def check(
     project: Project, *, rules_file: str | None, baseline: str | None, stale_policy: str
-) -> dict[str, Any]:
+) -> CheckBody:
     """The violations of the rules over the index; with ``baseline``, only the new ones."""
     from znt.graph import rules as rules_mod
     from znt.index import store

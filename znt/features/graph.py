@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from znt.project import Project
+from znt.results import GraphBody
 
 if TYPE_CHECKING:
     from znt.export.dataset import DatasetQuery
@@ -23,7 +24,7 @@ def graph(
     include_external: bool,
     max_nodes: int,
     dataset: DatasetQuery | None = None,
-) -> dict[str, Any]:
+) -> GraphBody:
     """The neighbourhood of FROM or, with ``to``, the shortest call paths FROM -> TO, over
     the (parsed) edge ``kinds``; whether the answer is complete or a lower bound, and why."""
     from znt.export.dataset import index_or_dataset
@@ -147,7 +148,7 @@ def graph(
     head = head_commit(proj.root) if proj is not None else None
     scanned = meta.get("last_scan_at")
     index_commit = meta.get("index_commit") or None
-    body: dict[str, Any] = {
+    body: GraphBody = {
         "from": from_,
         "to": to,
         "mode": "path" if target is not None else "neighbourhood",

@@ -7,13 +7,14 @@ from typing import Any
 from znt.features.gitdiff import git_changes, path_changes
 from znt.features.status import freshness
 from znt.project import Project
+from znt.results import ImpactBody
 
 IMPACT_MAX_NODES = 2000
 
 
 def impact(
     proj: Project, *, staged: bool, diff: str | None, paths: list[str] | None, depth: int
-) -> dict[str, Any]:
+) -> ImpactBody:
     """The symbols a change touches (the new side of ``git diff -U0`` or whole ``paths``),
     their transitive callers to ``depth`` levels and the tests among them: a lower bound."""
     from znt.graph import traverse as tv
@@ -105,7 +106,7 @@ def impact(
         elif i in preds:
             d["via"] = preds[i]
         nodes.append(d)
-    edges = [
+    edges: list[dict[str, Any]] = [
         {
             "from": s,
             "to": t,
@@ -118,7 +119,7 @@ def impact(
     ]
     if walk.truncated:
         warnings.append(f"truncated at {IMPACT_MAX_NODES} nodes: lower --depth")
-    body: dict[str, Any] = {
+    body: ImpactBody = {
         "mode": mode,
         "ref": ref,
         "depth": depth,

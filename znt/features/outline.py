@@ -8,13 +8,14 @@ from znt.errors import NotFound
 from znt.features.paths import close_paths, relative_path
 from znt.features.status import freshness
 from znt.project import Project
+from znt.results import OutlineBody
 
 # Languages whose methods are top-level declarations of the file (Go's ``func (r *T) M()``):
 # the default outline lists them beside the types, as the original's did.
 _TOP_LEVEL_METHODS = ("go",)
 
 
-def outline(project: Project, file: str, *, code: bool, members: bool = False) -> dict[str, Any]:
+def outline(project: Project, file: str, *, code: bool, members: bool = False) -> OutlineBody:
     """The file's top-level non-member symbols in line order (the original's file outline;
     Go methods count as top level), or with ``members`` every symbol of the file, nested
     ones too (each with its ``parent_id`` and ``depth``)."""
@@ -81,7 +82,7 @@ def outline(project: Project, file: str, *, code: bool, members: bool = False) -
         stale = True
     from znt.formats import text
 
-    body: dict[str, Any] = {
+    body: OutlineBody = {
         "file": rel,
         "language": frow[1],
         "lines": frow[4],

@@ -4,17 +4,14 @@ and how fresh the index is."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from znt.errors import NotFound
 from znt.features.paths import relative_path
 from znt.features.status import freshness
 from znt.project import Project
+from znt.results import MapBody
 
 
-def repo_map(
-    project: Project, paths: list[str], *, max_tokens: int, focus: list[str]
-) -> dict[str, Any]:
+def repo_map(project: Project, paths: list[str], *, max_tokens: int, focus: list[str]) -> MapBody:
     """The map of ``project`` (``paths``: files or folders to show; ``focus``: files or
     symbols that personalise the ranking)."""
     from znt.graph import repomap

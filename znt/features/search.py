@@ -6,10 +6,12 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from znt.features.page import ranked_page
 from znt.features.source import attach_code
 from znt.features.status import freshness
 from znt.features.vectors import query_vector
 from znt.project import Project
+from znt.results import Freshness, SearchBody
 
 if TYPE_CHECKING:
     from znt.export.dataset import DatasetQuery
@@ -35,7 +37,7 @@ def search(
     callees: int,
     max_tokens: int | None,
     dataset: DatasetQuery | None = None,
-) -> dict[str, Any]:
+) -> SearchBody:
     """Ranked symbols for the (stripped, non-empty) ``query``: the ranking policy.
 
     Lexical (znt/index/lexical.py) and vector candidates are fused (znt/index/search.py);
@@ -135,7 +137,7 @@ def search(
                 if callees:
                     item["callees"] = _call_tree(con, c.id, callees, up=False)
             results.append(item)
-        fresh = dataset.describe(con) if dataset is not None else {}
+        fresh: Freshness | dict[str, Any] = dataset.describe(con) if dataset is not None else {}
     if project is not None:
         fresh = freshness(project, check_files=False)
     if code and project is not None:
@@ -152,16 +154,13 @@ def search(
             kept.append(item)
             used_tokens += cost
         results = kept
-    body: dict[str, Any] = {
+    body: SearchBody = {
         "query": query,
         "mode": mode,
         "answered_by": used,
-        "results": results,
-        "offset": offset,
-        "limit": limit,
-        "total_candidates": total,
-        "truncated": truncated,
-        "warnings": warnings,
+        **ranked_page(
+            results, offset=offset, limit=limit, total=total, truncated=truncated, warnings=warnings
+        ),
         "freshness": fresh,
     }
     if truncated:

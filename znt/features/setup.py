@@ -18,6 +18,7 @@ from typing import Any
 from znt import config as cfg
 from znt.config import MODES, ProviderConfig, ProviderError
 from znt.errors import UsageError
+from znt.results import ProviderChoice, SetupBody, SetupEnvironment, SetupStatusBody
 
 SecretReader = Callable[[], str]
 
@@ -49,14 +50,14 @@ def describe(loaded: cfg.LoadedConfig) -> dict[str, Any]:
     }
 
 
-def environment() -> dict[str, Any]:
+def environment() -> SetupEnvironment:
     """What this machine offers: the embed extra, a keyring backend."""
     from znt.secrets import keyring_backend
 
     return {"embed_extra": cfg.embed_extra_installed(), "keyring": keyring_backend()}
 
 
-def recommendations(current: str, env: dict[str, Any]) -> list[dict[str, Any]]:
+def recommendations(current: str, env: SetupEnvironment) -> list[dict[str, Any]]:
     """One entry per provider: what it means, what it needs, the command. Chooses nothing."""
     extra = env["embed_extra"]
     keyring_ok = env["keyring"]["available"]
@@ -115,7 +116,7 @@ def recommendations(current: str, env: dict[str, Any]) -> list[dict[str, Any]]:
     ]
 
 
-def provider_choice() -> dict[str, Any]:
+def provider_choice() -> ProviderChoice:
     """Which provider the next scan embeds with and whether the user chose it (the original
     refuses to scan until setup ran; znt scans with its default, and says so). Never raises:
     a config file that cannot be used is reported, and the scan would report it too."""
@@ -130,7 +131,7 @@ def provider_choice() -> dict[str, Any]:
             "error": exc.message,
         }
     c = loaded.provider
-    out: dict[str, Any] = {
+    out: ProviderChoice = {
         "mode": c.mode,
         "model": c.model,
         "source": loaded.source,
@@ -150,7 +151,7 @@ def _key_summary(c: ProviderConfig) -> dict[str, Any]:
     return credential_status(c)
 
 
-def show() -> dict[str, Any]:
+def show() -> SetupBody:
     """The state and the recommendations (``znt setup`` with no mode). Writes nothing."""
     loaded = cfg.load_config()
     env = environment()
@@ -273,7 +274,7 @@ def configure(
     read_secret: SecretReader | None = None,
     check_provider: bool = False,
     allow_private_url: bool = False,
-) -> dict[str, Any]:
+) -> SetupBody:
     """Write the managed config for ``mode`` (``znt setup --mode``) and report what was written.
 
     With ``token_stdin`` the key is read by ``read_secret`` (default: one line of stdin) and
@@ -364,7 +365,7 @@ def probe(c: ProviderConfig) -> dict[str, Any]:
     return out
 
 
-def status(check_provider: bool = False) -> dict[str, Any]:
+def status(check_provider: bool = False) -> SetupStatusBody:
     """Config, credential presence (yes/no) and, with ``check_provider``, a live probe."""
     loaded = cfg.load_config()
     c = loaded.provider

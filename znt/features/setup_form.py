@@ -40,6 +40,7 @@ from urllib.parse import parse_qs
 
 from znt import config as cfg
 from znt.errors import UsageError, ZntError
+from znt.results import SetupUrlBody
 
 DEFAULT_TTL_S = 600.0
 TTL_ENV = "ZNT_SETUP_URL_TTL_S"
@@ -124,11 +125,11 @@ class SetupForm:
         self._httpd.shutdown()
         self._httpd.server_close()
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> SetupUrlBody:
         """What the agent may see: the URL while it is open, never a key."""
         if self.state == "open" and time.time() >= self.expires:
             self.close("expired")  # the timer may not have run yet on a busy machine
-        out: dict[str, Any] = {
+        out: SetupUrlBody = {
             "mode": self.mode,
             "model": self.model,
             "url": self.url,
@@ -158,14 +159,16 @@ class SetupForm:
         if key and not self.keyring["available"]:
             return False, _no_keyring_note(self.mode, self.keyring)
         try:
-            doc = setup_mod.configure(
-                self.mode,
-                model=model,
-                url=url,
-                token_stdin=bool(key),
-                read_secret=lambda: key,
-                check_provider=self.check_provider,
-            )
+            doc: dict[str, Any] = {
+                **setup_mod.configure(
+                    self.mode,
+                    model=model,
+                    url=url,
+                    token_stdin=bool(key),
+                    read_secret=lambda: key,
+                    check_provider=self.check_provider,
+                )
+            }
         except ZntError as exc:
             from znt.secrets import redact
 
@@ -195,7 +198,7 @@ def _no_keyring_note(mode: str, keyring: dict[str, Any]) -> str:
 
 def open_form(
     mode: str, *, model: str | None = None, url: str | None = None, check_provider: bool = False
-) -> dict[str, Any]:
+) -> SetupUrlBody:
     """Open a form for ``mode`` (closing any open one) and describe it."""
     global _current
     if mode not in cfg.REMOTE_MODES:
@@ -220,7 +223,7 @@ def open_form(
     return form.start().describe()
 
 
-def form_state() -> dict[str, Any] | None:
+def form_state() -> SetupUrlBody | None:
     """The last form of this process (open, used, expired...), or None."""
     with _lock:
         form = _current

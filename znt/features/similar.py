@@ -5,10 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from znt.errors import UsageError
+from znt.features.page import ranked_page
 from znt.features.source import attach_code
 from znt.features.status import freshness
 from znt.features.vectors import index_vectors, query_vector
 from znt.project import Project
+from znt.results import SimilarBody
 
 
 def similar(
@@ -26,7 +28,7 @@ def similar(
     path: str | None,
     code: bool,
     max_code_lines: int,
-) -> dict[str, Any]:
+) -> SimilarBody:
     """Analogues of one of ``target``, ``snippet`` (in ``language``) or ``query``, scored
     by znt/graph/similar.py; parts that cannot be computed are left out, as ``warnings``
     say."""
@@ -120,19 +122,16 @@ def similar(
     if code:
         attach_code(project, results, max_code_lines)
     truncated = offset + len(results) < total
-    body: dict[str, Any] = {
+    body: SimilarBody = {
         "mode": ref.mode,
         "target": body_target,
         "edge_types": kinds,
         "weights": found.weights,
         "vectors": ref.vectors is not None,
         "candidate_sources": found.sources,
-        "results": results,
-        "offset": offset,
-        "limit": limit,
-        "total_candidates": total,
-        "truncated": truncated,
-        "warnings": warnings,
+        **ranked_page(
+            results, offset=offset, limit=limit, total=total, truncated=truncated, warnings=warnings
+        ),
         "freshness": freshness(project, check_files=False),
     }
     if truncated:

@@ -30,6 +30,7 @@ from znt.errors import EXIT_FAILURE, UsageError, ZntError
 from znt.features.sqlguard import json_value
 from znt.features.status import freshness
 from znt.project import Project
+from znt.results import SqlBody
 
 DEFAULT_TIMEOUT_S = 30.0
 MEMORY_LIMIT = os.environ.get("ZNT_SQL_MEMORY_LIMIT", "1GB")
@@ -166,9 +167,7 @@ def _cap(rows: list[list[Any]], budget: int) -> tuple[list[list[Any]], bool]:
     return out, False
 
 
-def sql(
-    project: Project, text: str, *, limit: int, timeout: float = DEFAULT_TIMEOUT_S
-) -> dict[str, Any]:
+def sql(project: Project, text: str, *, limit: int, timeout: float = DEFAULT_TIMEOUT_S) -> SqlBody:
     """Run the guarded statement ``text`` (``sqlguard.guard``) over a private copy of the
     index with file access switched off by configuration: at most ``limit`` rows,
     ``timeout`` seconds, ``MEMORY_LIMIT`` of memory and ``MAX_OUTPUT_BYTES`` of text."""
@@ -206,7 +205,7 @@ def sql(
     truncated = len(rows) > limit
     values = [[json_value(v) for v in r] for r in rows[:limit]]
     values, cut = _cap(values, MAX_OUTPUT_BYTES)
-    doc: dict[str, Any] = {
+    doc: SqlBody = {
         "query": text,
         "columns": columns,
         "rows": values,

@@ -7,6 +7,7 @@ from typing import Any
 
 from znt.features.status import freshness
 from znt.project import Project, mcp_metrics_path
+from znt.results import McpUsage, StatsBody, StatsCounts
 
 
 def _count(con: Any, sql: str) -> int:
@@ -19,7 +20,7 @@ def _count(con: Any, sql: str) -> int:
 _RESOLVER_FACTS = "'returns', 'exports', 'declares'"
 
 
-def stats(project: Project) -> dict[str, Any]:
+def stats(project: Project) -> StatsBody:
     """Counts by type, kind, language, edge kind and resolution; index size on disk."""
     from znt.index import store
 
@@ -27,7 +28,7 @@ def stats(project: Project) -> dict[str, Any]:
         return {str(k): int(v) for k, v in con.execute(sql).fetchall()}
 
     with store.open_index(project.index_path, read_only=True) as con:
-        body = {
+        counts: StatsCounts = {
             "files": {
                 "total": sum(
                     grouped(con, "SELECT language, count(*) FROM files GROUP BY 1").values()
@@ -83,13 +84,15 @@ def stats(project: Project) -> dict[str, Any]:
     for p in (project.index_path, project.index_path.with_name("index.duckdb.wal")):
         with contextlib.suppress(OSError):
             size += p.stat().st_size
-    body["index"] = {"path": str(project.index_path), "bytes": size}
-    body["freshness"] = freshness(project, check_files=False)
-    body["mcp"] = _mcp_usage(project)
-    return body
+    return {
+        **counts,
+        "index": {"path": str(project.index_path), "bytes": size},
+        "freshness": freshness(project, check_files=False),
+        "mcp": _mcp_usage(project),
+    }
 
 
-def _mcp_usage(project: Project) -> dict[str, Any]:
+def _mcp_usage(project: Project) -> McpUsage:
     """Usage of ``znt mcp`` on this project, from its JSONL metrics (znt/features/usage.py;
     the MCP SDK is not imported)."""
     from znt.features import usage

@@ -8,10 +8,10 @@ import os
 from pathlib import Path
 from typing import Any
 
-from znt.features.setup import provider_choice
 from znt.index import manifest as manifest_mod
 from znt.index.progress import read_progress, starting
 from znt.project import Project, find_root
+from znt.results import Freshness, ProviderChoice, ScanProgress, StatusBody
 
 
 def scanning(project: Project) -> bool:
@@ -48,7 +48,7 @@ def status_state(project: Project, root: Path | None) -> str:
     return "Monitoring" if state and state.get("alive") else "Idle"
 
 
-def freshness(project: Project, *, check_files: bool) -> dict[str, Any]:
+def freshness(project: Project, *, check_files: bool) -> Freshness:
     """How fresh the index is: the last scan, the commit it saw, and (with ``check_files``)
     how many files changed since. Uses the manifest and ``stat`` only: no hashing."""
     from znt.gitinfo import head_commit
@@ -56,7 +56,7 @@ def freshness(project: Project, *, check_files: bool) -> dict[str, Any]:
     man = manifest_mod.load(project.manifest_path) if check_files else None
     last = (man.last_scan if man else None) or manifest_mod.last_scan(project.manifest_path) or {}
     head = head_commit(project.root)
-    out: dict[str, Any] = {
+    out: Freshness = {
         "last_scan_at": last.get("at"),
         "index_commit": last.get("index_commit"),
         "head_commit": head,
@@ -76,20 +76,16 @@ def freshness(project: Project, *, check_files: bool) -> dict[str, Any]:
         )
         added = sum(1 for p in found.files if p not in man.files)
         deleted = sum(1 for p in man.files if p not in found.files)
-        out.update(
-            {
-                "files_changed": changed,
-                "files_added": added,
-                "files_deleted": deleted,
-                "stale": bool(changed or added or deleted),
-            }
-        )
+        out["files_changed"] = changed
+        out["files_added"] = added
+        out["files_deleted"] = deleted
+        out["stale"] = bool(changed or added or deleted)
     elif check_files:
         out["stale"] = None
     return out
 
 
-def status(requested: Path) -> dict[str, Any]:
+def status(requested: Path) -> StatusBody:
     """Coverage of the resolved path ``requested`` by an index, the index's counts, its last
     scan and staleness."""
     root = find_root(requested)
@@ -128,7 +124,7 @@ def status(requested: Path) -> dict[str, Any]:
             embeddings = _embedding_state(con)
     man = manifest_mod.load(project.manifest_path)
     state = status_state(project, root)
-    body: dict[str, Any] = {
+    body: StatusBody = {
         "requested_path": str(requested),
         "project_root": str(project.root) if root else None,
         "coverage": coverage,
@@ -138,7 +134,7 @@ def status(requested: Path) -> dict[str, Any]:
         "stats": stats,
         "scan": man.last_scan if man else {},
         "freshness": freshness(project, check_files=True) if index_exists else None,
-        "provider": provider_choice(),
+        "provider": _provider_choice(),
         # the running or last scan in the original's ScanProgress shape (any process's)
         "progress": _progress(project, state) if root else None,
         "embeddings": embeddings,
@@ -146,7 +142,7 @@ def status(requested: Path) -> dict[str, Any]:
     return body
 
 
-def _progress(project: Project, state: str) -> dict[str, Any] | None:
+def _progress(project: Project, state: str) -> ScanProgress | None:
     """``read_progress``, kept in step with the lock: while a scan holds it but has not yet
     written its own progress, the first phase at 0% (not the previous scan's end)."""
     progress = read_progress(project)
@@ -168,3 +164,11 @@ def _embedding_state(con: Any) -> dict[str, Any]:
         row = con.execute("SELECT count(*) FROM embeddings").fetchone()
         embedded = int(row[0]) if row else 0
     return {"model": meta.get("embed_model") or None, "texts": texts, "embedded": embedded}
+
+
+def _provider_choice() -> ProviderChoice:
+    """What the next scan embeds with; imported here, not at the top, so that the freshness
+    every answer carries does not load the provider configuration."""
+    from znt.features.setup import provider_choice
+
+    return provider_choice()

@@ -10,8 +10,11 @@ import contextlib
 import json
 import os
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from znt.results import McpUsage
 
 LAST_CALLS = 10
 TOP_TOOLS = 5
@@ -52,7 +55,7 @@ def _ratio(alternative: int, response: int) -> str | None:
     return f"{alternative / response:.1f}x"
 
 
-def totals(records: list[dict[str, Any]]) -> dict[str, Any]:
+def totals(records: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     calls = len(records)
     response = sum(int(r.get("response_tokens") or 0) for r in records)
     alternative = sum(int(r.get("alternative_tokens") or 0) for r in records)
@@ -72,15 +75,15 @@ def totals(records: list[dict[str, Any]]) -> dict[str, Any]:
 def summarize(
     path: Path | None,
     session_id: str | None = None,
-    session_records: list[dict[str, Any]] | None = None,
+    session_records: Sequence[Mapping[str, Any]] | None = None,
     *,
     last: int = LAST_CALLS,
-) -> dict[str, Any]:
+) -> McpUsage:
     """Totals over the whole file, the same for this server's session (kept in memory, so
     it counts even when the file cannot be written), top tools, the last calls."""
     records = read(path)
     top = Counter(str(r["tool"]) for r in records).most_common(TOP_TOOLS)
-    out: dict[str, Any] = {
+    out: McpUsage = {
         "metrics_file": str(path) if path else None,
         "token_estimate": "ceil(chars/4)",
         "savings_note": "heuristic: the touched files read whole minus the response",

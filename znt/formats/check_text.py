@@ -3,6 +3,7 @@ shape editors and CI logs turn into links, then the evidence edges and a summary
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -12,7 +13,7 @@ def where(file: str | None, line: int | None) -> str:
     return f"{file}:{line}" if line else file
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     lines: list[str] = []
     for v in doc["violations"]:
         lines.append(f"{where(v['file'], v['line'])}: {v['severity']} [{v['rule']}] {v['message']}")
@@ -35,7 +36,7 @@ def render(doc: dict[str, Any]) -> str:
     return "\n".join(lines + summary_lines(doc))
 
 
-def summary_lines(doc: dict[str, Any]) -> list[str]:
+def summary_lines(doc: Mapping[str, Any]) -> list[str]:
     """The closing lines: how many violations in which rules (or none), and the baseline."""
     s = doc["summary"]
     lines = []

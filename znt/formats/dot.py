@@ -7,6 +7,7 @@ file (tests run it through ``dot``). Renders the ``znt.api.graph`` dict; never q
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -19,7 +20,7 @@ def quote(text: str) -> str:
 _SHAPES = {"declaration": "box3d", "namespace": "folder", "member": "note"}
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     """A ``digraph`` laid out left to right; dashed edges below full confidence, bold
     outlines for the start (and target) nodes, grey ellipses for external nodes."""
     title = doc.get("from") or "graph"

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     verb = "replaced" if doc.get("replaced") else "exported"
     rows = ", ".join(f"{table} {n:,}" for table, n in doc.get("rows", {}).items())
     return (

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import itertools
+from collections.abc import Mapping
 from typing import Any
 
 from znt.formats.text import plural
@@ -26,7 +27,7 @@ def _name(node: dict[str, Any] | None, fallback: str) -> str:
     return str(node.get("qualified_name") or node.get("name") or fallback)
 
 
-def _footer(doc: dict[str, Any]) -> list[str]:
+def _footer(doc: Mapping[str, Any]) -> list[str]:
     out = []
     comp = doc.get("completeness") or {}
     if comp:
@@ -47,7 +48,7 @@ def _footer(doc: dict[str, Any]) -> list[str]:
     return out
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     nodes = {n["id"]: n for n in doc.get("nodes", [])}
     kinds = ",".join(doc.get("edge_types", []))
     lines: list[str] = []

@@ -5,6 +5,7 @@ is. Renders; never queries."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from znt.formats.graph_text import _footer
@@ -21,7 +22,7 @@ def _name(node: dict[str, Any]) -> str:
     return str(node.get("qualified_name") or node.get("name") or node["id"])
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     by_id = {n["id"]: n for n in doc.get("nodes", [])}
     lines: list[str] = [f"warning: {w}" for w in doc.get("warnings", [])]
     source = {

@@ -5,6 +5,7 @@ dashboards count failing rules."""
 from __future__ import annotations
 
 import xml.etree.ElementTree as ET
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -15,7 +16,7 @@ def _line(v: dict[str, Any]) -> str:
     return f"{where}: {v['message']}"
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     by_rule: dict[str, list[dict[str, Any]]] = {r["id"]: [] for r in doc["rules"]}
     for v in doc["violations"]:
         by_rule[v["rule"]].append(v)

@@ -4,10 +4,11 @@ closing lines stay within the characters repomap keeps for them (FRAME_CHARS).""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     files = doc.get("files") or []
     symbols = sum(len(f["symbols"]) for f in files)
     focus = " personalised to the focus;" if doc.get("focus") else ""

@@ -10,6 +10,7 @@ real mermaid library. Renders the ``znt.api.graph`` dict; never queries.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Mapping
 from typing import Any
 
 # Kept as they are inside a quoted label; any other ASCII punctuation becomes an entity code.
@@ -54,7 +55,7 @@ def _shape(node: dict[str, Any], label: str) -> str:
     return f'("{label}")'
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     """A ``flowchart LR`` of the result's nodes and edges, edge labels = edge type; edges
     below full confidence are dotted; start and target nodes are outlined."""
     lines = ["flowchart LR"]

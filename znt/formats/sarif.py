@@ -8,6 +8,7 @@ tracks a violation across commits the way ``--baseline`` does."""
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -35,7 +36,7 @@ def _location(file: str, line: int | None, message: str | None = None) -> dict[s
     return loc
 
 
-def render_doc(doc: dict[str, Any]) -> dict[str, Any]:
+def render_doc(doc: Mapping[str, Any]) -> dict[str, Any]:
     rules = doc["rules"]
     index = {r["id"]: i for i, r in enumerate(rules)}
     driver_rules = [
@@ -101,7 +102,7 @@ def render_doc(doc: dict[str, Any]) -> dict[str, Any]:
     return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": [run]}
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     import json
 
     return json.dumps(render_doc(doc), ensure_ascii=False, indent=2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 
@@ -9,7 +10,7 @@ def _yes(value: Any) -> str:
     return {True: "yes", False: "no", None: "unknown"}.get(value, str(value))
 
 
-def _config_lines(doc: dict[str, Any]) -> list[str]:
+def _config_lines(doc: Mapping[str, Any]) -> list[str]:
     c = doc["config"]
     p = c["provider"]
     where = c["path"] or f"none (built-in default; setup writes {c['managed_path']})"
@@ -53,7 +54,7 @@ def _check_lines(check: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def setup(doc: dict[str, Any]) -> str:
+def setup(doc: Mapping[str, Any]) -> str:
     lines: list[str] = []
     if doc.get("action") == "write":
         w = doc["written"]
@@ -76,7 +77,7 @@ def setup(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def setup_status(doc: dict[str, Any]) -> str:
+def setup_status(doc: Mapping[str, Any]) -> str:
     lines = _config_lines(doc)
     lines += _check_lines(doc.get("provider_check"))
     lines.append(f"Ready:      {'yes' if doc['ready'] else 'no'}")

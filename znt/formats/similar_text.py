@@ -4,6 +4,7 @@ caller/callee counts, optionally its code). Renders; never queries."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 PARTS = ("vector", "lexical", "structure", "role_kind")
@@ -15,7 +16,7 @@ def _where(item: dict[str, Any]) -> str:
     return f"{item.get('file')}:{span}".rstrip(":")
 
 
-def _head(doc: dict[str, Any]) -> str:
+def _head(doc: Mapping[str, Any]) -> str:
     target = doc.get("target") or {}
     mode = doc.get("mode")
     if mode == "target":
@@ -29,7 +30,7 @@ def _head(doc: dict[str, Any]) -> str:
     return f"Similar to the description {target.get('query')!r}"
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     lines = [_head(doc)]
     weights = doc.get("weights") or {}
     lines.append(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+from collections.abc import Mapping
 from typing import Any
 
 MAX_CELL = 80
@@ -23,7 +24,7 @@ def cell(value: Any) -> str:
     return text if len(text) <= MAX_CELL else text[: MAX_CELL - 1] + "…"
 
 
-def numeric_columns(doc: dict[str, Any]) -> list[bool]:
+def numeric_columns(doc: Mapping[str, Any]) -> list[bool]:
     """Which columns hold only numbers (right-aligned)."""
     return [
         all(
@@ -35,7 +36,7 @@ def numeric_columns(doc: dict[str, Any]) -> list[bool]:
     ]
 
 
-def footer(doc: dict[str, Any]) -> str:
+def footer(doc: Mapping[str, Any]) -> str:
     n = doc["row_count"]
     text = f"({n} row{'s' if n != 1 else ''}"
     if doc.get("truncated"):
@@ -43,7 +44,7 @@ def footer(doc: dict[str, Any]) -> str:
     return text + ")"
 
 
-def render(doc: dict[str, Any]) -> str:
+def render(doc: Mapping[str, Any]) -> str:
     names = [c["name"] for c in doc["columns"]]
     rows = [[cell(v) for v in r] for r in doc["rows"]]
     widths = [max([len(n), *(len(r[i]) for r in rows)]) for i, n in enumerate(names)]
@@ -61,7 +62,7 @@ def render(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def render_csv(doc: dict[str, Any]) -> str:
+def render_csv(doc: Mapping[str, Any]) -> str:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow([c["name"] for c in doc["columns"]])

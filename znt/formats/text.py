@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as _dt
+from collections.abc import Mapping
 from typing import Any
 
 from znt.formats.safe_text import escape_controls as escape_controls
@@ -22,7 +23,7 @@ def _short(commit: Any) -> str:
     return str(commit)[:12] if commit else "-"
 
 
-def scan(doc: dict[str, Any]) -> str:
+def scan(doc: Mapping[str, Any]) -> str:
     """The summary line, the warnings, and last what embedding did and how long it took."""
     if doc.get("mode") == "dry_run":
         return dry_run(doc)
@@ -68,7 +69,7 @@ def _embedding_line(emb: dict[str, Any]) -> str:
     return ""
 
 
-def dry_run(doc: dict[str, Any]) -> str:
+def dry_run(doc: Mapping[str, Any]) -> str:
     d = doc["dry_run"]
     out = [
         f"Would index {doc['files_total']} files ({d['bytes'] / 1e6:.1f} MB) in {doc['path']}",
@@ -121,7 +122,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds / 3600:.1f} h"
 
 
-def status_rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
+def status_rows(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     """``status`` as (label, value) rows: the text layout and the terminal table."""
     s = doc["stats"]
     rows = [
@@ -195,11 +196,11 @@ def status_rows(doc: dict[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
-def status(doc: dict[str, Any]) -> str:
+def status(doc: Mapping[str, Any]) -> str:
     return "\n".join(f"{label + ':':<10} {value}" for label, value in status_rows(doc))
 
 
-def outline(doc: dict[str, Any]) -> str:
+def outline(doc: Mapping[str, Any]) -> str:
     lines = [f"[file_outline] {doc['file']} ({plural(doc['total_symbols'], 'symbol')})"]
     for s in doc["symbols"]:
         sig = s["signature"] or s["name"]
@@ -223,7 +224,7 @@ def _table(title: str, data: dict[str, int]) -> list[str]:
 
 
 def stats_parts(
-    doc: dict[str, Any],
+    doc: Mapping[str, Any],
 ) -> tuple[list[str], list[tuple[str, dict[str, int]]], list[str]]:
     """``stats`` as its summary lines, its (title, counts) sections and its closing lines:
     the text layout and the terminal tables."""
@@ -250,7 +251,7 @@ def stats_parts(
     return head, sections, tail
 
 
-def stats(doc: dict[str, Any]) -> str:
+def stats(doc: Mapping[str, Any]) -> str:
     head, sections, tail = stats_parts(doc)
     lines = [*head, ""]
     for title, data in sections:
@@ -279,7 +280,7 @@ def _mcp_usage(mcp: dict[str, Any] | None) -> list[str]:
     return lines
 
 
-def logs(doc: dict[str, Any]) -> str:
+def logs(doc: Mapping[str, Any]) -> str:
     if not doc["entries"]:
         return "No log entries."
     lines = [f"{e['time']} {e['level']:<8} {e['message']}" for e in doc["entries"]]
@@ -288,7 +289,7 @@ def logs(doc: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def search(doc: dict[str, Any]) -> str:
+def search(doc: Mapping[str, Any]) -> str:
     """The original's compact Score/Name/File/Code sections, one per result."""
     results = doc.get("results") or []
     if not results:
@@ -319,7 +320,7 @@ def search(doc: dict[str, Any]) -> str:
     return "\n".join(out)
 
 
-def search_compact(doc: dict[str, Any]) -> str:
+def search_compact(doc: Mapping[str, Any]) -> str:
     """``--compact``: one line per result (rank, score, name, place), for scripts and
     narrow terminals."""
     results = doc.get("results") or []

@@ -29,6 +29,7 @@ from typing import Any, NamedTuple
 
 from znt.errors import Ambiguous, NotFound, UsageError
 from znt.index.store import UNRESOLVED
+from znt.results import Completeness
 
 EDGE_KINDS = ("call", "implements", "inherits", "contains", "imports")
 DEFAULT_EDGE_TYPES = ("call", "implements", "inherits")
@@ -793,7 +794,7 @@ def completeness(
     possible_unresolved_callers: int,
     extra_reasons: Sequence[str] = (),
     hidden_matters: bool = True,
-) -> dict[str, Any]:
+) -> Completeness:
     """Whether the answer is all there is, or a lower bound, and why. For a path, hidden
     external nodes do not matter (they end every walk: no path runs through one)."""
     unresolved = external = dynamic = ambiguous = 0

@@ -17,6 +17,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+from znt.results import LogsBody
+
 RING = 100
 _TRIM_AT = 2000  # rewrite the file down to the ring once it grows past this many lines
 
@@ -110,13 +112,15 @@ class ScanLog:
         finally:
             os.close(fd)
 
-    def read(self, stream_id: str | None = None, after_id: int | None = None) -> dict[str, Any]:
+    def read(self, stream_id: str | None = None, after_id: int | None = None) -> LogsBody:
         """Entries in the original's cursor semantics (reference §2.10)."""
         entries = _read_lines(self.path)
         stream = entries[-1]["stream_id"] if entries else None
         ring = entries[-RING:]
         next_cursor = int(ring[-1]["id"]) if ring else 0
-        public = [{k: e[k] for k in ("id", "message", "level", "time") if k in e} for e in ring]
+        public: list[dict[str, Any]] = [
+            {k: e[k] for k in ("id", "message", "level", "time") if k in e} for e in ring
+        ]
         if stream_id is None and after_id is None:
             return {
                 "stream_id": stream,

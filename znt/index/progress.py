@@ -34,9 +34,10 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from znt.project import Project
+from znt.results import ScanProgress
 
 PROGRESS_FILE = "scan-progress.json"
 MIN_INTERVAL_S = 0.2
@@ -161,7 +162,7 @@ class ProgressFile:
 
 def starting(
     path: str, *, scan_id: str | None = None, started_at: float | None = None
-) -> dict[str, Any]:
+) -> ScanProgress:
     """The progress of a scan that holds (or is about to take) the lock but has not written
     its own yet: the first phase at 0%."""
     return {
@@ -183,7 +184,7 @@ def starting(
     }
 
 
-def read_progress(project: Project) -> dict[str, Any] | None:
+def read_progress(project: Project) -> ScanProgress | None:
     """The last scan's progress, or None. A scan whose process died before it finished (a
     kill, a crash) is reported as ``error`` with a ``last_error`` that says so."""
     try:
@@ -201,7 +202,7 @@ def read_progress(project: Project) -> dict[str, Any] | None:
             phase="error",
             last_error=f"the scan (pid {data['pid']}) ended before it finished",
         )
-    return data
+    return cast("ScanProgress", data)  # the file holds what ``ProgressFile`` wrote
 
 
 def pid_alive(pid: int) -> bool:

@@ -12,7 +12,7 @@ that feeds it is znt/index/extract.py (``Extractor`` mixes this class in).
 from __future__ import annotations
 
 import re
-from abc import abstractmethod
+from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
@@ -32,6 +32,8 @@ from znt.index.syntax import (
 )
 
 RefRow = tuple[Any, ...]
+# (target id, resolution): what a name resolves to in the file, or why not.
+Resolved = tuple[str | None, str | None]
 
 # ``name[index]`` whose index is not a literal (a name, an attribute, a call).
 _VARIABLE_INDEX = re.compile(r"([A-Za-z_]\w*)\[([A-Za-z_][\w.()]*)\]\Z")
@@ -54,26 +56,12 @@ class TypeFlow:
     _lambda_at: dict[int, Def]
     _rw_cache: dict[tuple[str, int, int], list[tuple[str, str | None]]]
 
-    @abstractmethod
-    def _resolve_local(
-        self, expr: str, scope: Def | None, symbols: dict[str, Def], imported: set[str]
-    ) -> tuple[str | None, str | None]:
-        """What the file alone makes certain that ``expr`` names from ``scope``."""
-
-    @abstractmethod
-    def _resolve_hinted(
-        self,
-        expr: str,
-        hint: str | None,
-        scope: Def | None,
-        symbols: dict[str, Def],
-        imported: set[str],
-    ) -> tuple[str | None, str | None]:
-        """``_resolve_local`` for a callee rewritten through a binding."""
-
-    @abstractmethod
-    def _decorators(self, node: Any) -> tuple[str, ...]:
-        """Decorator and annotation names of a definition."""
+    # What the walk provides (``Extractor``): local name resolution, plain and for a callee
+    # rewritten through a binding (expr, hint, scope, symbols, imported names), and the
+    # decorator names of a definition.
+    _resolve_local: Callable[[str, Def | None, dict[str, Def], set[str]], Resolved]
+    _resolve_hinted: Callable[[str, str | None, Def | None, dict[str, Def], set[str]], Resolved]
+    _decorators: Callable[[Any], tuple[str, ...]]
 
     @staticmethod
     def _scope_bindings(

@@ -26,7 +26,7 @@ import json
 import os
 import signal
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
 from typing import Any
@@ -90,11 +90,11 @@ class Watcher:
     def __init__(
         self,
         project: Project,
-        scan: Callable[[], dict[str, Any]],
+        scan: Callable[[], Mapping[str, Any]],
         *,
         interval: float = DEFAULT_INTERVAL,
         quiet: float = DEFAULT_QUIET,
-        on_scan: Callable[[dict[str, Any]], None] | None = None,
+        on_scan: Callable[[Mapping[str, Any]], None] | None = None,
         on_error: Callable[[Exception], None] | None = None,
         parent_pid: int | None = None,
     ) -> None:
@@ -208,7 +208,7 @@ def _parent_from_env() -> int | None:
     return pid if pid > 1 else None
 
 
-def _summary(doc: dict[str, Any]) -> dict[str, Any]:
+def _summary(doc: Mapping[str, Any]) -> dict[str, Any]:
     """What ``status`` shows of the last re-index: its counts and how long the index file was
     held for writing (the ``persisting`` phase; parsing and embedding happen before)."""
     keys = ("mode", "files_parsed", "files_deleted", "files_total", "symbols", "duration_ms")

@@ -10,7 +10,7 @@ structured content, ``ceil(chars/4)``); lists are cut and ``truncated`` set when
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from znt.formats.safe_text import escape_doc, fence
@@ -22,7 +22,7 @@ NO_MATCH = "No matching components found."
 Renderer = Callable[[dict[str, Any]], str]
 
 
-def pretty(doc: dict[str, Any]) -> str:
+def pretty(doc: Mapping[str, Any]) -> str:
     return json.dumps(doc, ensure_ascii=False, indent=2, default=str)
 
 
@@ -40,7 +40,7 @@ def _relations(items: list[dict[str, Any]], key: str, depth: int) -> list[str]:
     return lines
 
 
-def search(doc: dict[str, Any]) -> str:
+def search(doc: Mapping[str, Any]) -> str:
     """Score/Name/File/Code sections, one per result, separated by a blank line."""
     results = escape_doc(doc.get("results") or [])
     if not results:
@@ -92,13 +92,13 @@ def outline(doc: dict[str, Any]) -> str:
     return out
 
 
-def repo_map(doc: dict[str, Any]) -> str:
+def repo_map(doc: Mapping[str, Any]) -> str:
     from znt.formats import map_text
 
     return map_text.render(doc)
 
 
-def graph(doc: dict[str, Any], fmt: str) -> str:
+def graph(doc: Mapping[str, Any], fmt: str) -> str:
     if fmt == "json":
         return pretty(doc)
     if fmt == "mermaid":
@@ -134,7 +134,7 @@ def error(payload: dict[str, Any]) -> str:
 _LISTS = ("results", "nodes", "symbols", "entries", "violations", "items")
 
 
-def size(text: str, doc: dict[str, Any]) -> int:
+def size(text: str, doc: Mapping[str, Any]) -> int:
     return estimate_tokens(text) + estimate_tokens(compact_json(doc))
 
 

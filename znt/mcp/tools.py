@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import re
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -213,7 +214,7 @@ def normalize(tool: ToolDef, arguments: dict[str, Any] | None) -> dict[str, Any]
 # -- the tools ---------------------------------------------------------------------------------
 
 
-def _files_of(doc: dict[str, Any]) -> list[str]:
+def _files_of(doc: Mapping[str, Any]) -> list[str]:
     """The project files an answer touches (for the savings estimate)."""
     seen: dict[str, None] = {}
     for key in ("results", "nodes", "items"):
@@ -273,9 +274,9 @@ class Toolbox:
             where = f": {exc.filename}" if exc.filename else ""
             return error_reply(IoFailure(f"{exc.strerror or exc}{where}"))
 
-    def _ok(self, doc: dict[str, Any], render: layouts.Renderer) -> Reply:
-        text, doc = layouts.bound(_mark_untrusted(doc), render)
-        return Reply(text, doc, files=_files_of(doc))
+    def _ok(self, doc: Mapping[str, Any], render: layouts.Renderer) -> Reply:
+        text, bounded = layouts.bound(_mark_untrusted(dict(doc)), render)
+        return Reply(text, bounded, files=_files_of(bounded))
 
     # search and similar
     def _tool_search(self, a: dict[str, Any]) -> Reply:
@@ -360,7 +361,7 @@ class Toolbox:
     # status and scan
     def _tool_status(self, a: dict[str, Any]) -> Reply:
         target = containment.confine_dir(a["project_path"], self.base)
-        doc = api.status(str(target))
+        doc: dict[str, Any] = {**api.status(str(target))}
         served = self.project_root()
         served_indexed = Project(served).index_path.exists()
         root = doc["project_root"]
@@ -400,7 +401,7 @@ class Toolbox:
             and p.get("status") in ("completed", "error")
         )
 
-    def _progress(self, progress: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _progress(self, progress: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
         """The scan progress, with this server's ``scan_id`` on the scan it started; while
         that scan's child has not yet taken the lock (nothing of its own to report), the
         original's first phase at 0% rather than the previous scan's ``completed``."""
@@ -527,8 +528,9 @@ class Toolbox:
 
     # stats
     def _tool_stats(self, a: dict[str, Any]) -> Reply:
+        doc: dict[str, Any]
         try:
-            doc = api.stats(project_path=self._read_path())
+            doc = {**api.stats(project_path=self._read_path())}
         except IndexMissing as exc:
             doc = {
                 "schema_version": api.SCHEMA_VERSION,
@@ -547,7 +549,7 @@ class Toolbox:
         if mode in (None, "bm25", "local"):
             model = _model_name(a["model"]) if a["model"] else None
             if mode is not None and not a["replace"]:
-                config = api.setup_status()["config"]
+                config: Mapping[str, Any] = api.setup_status()["config"]
                 current = config.get("provider") or {}
                 same = current.get("mode") == mode and (
                     model is None or current.get("model") == model
@@ -566,20 +568,24 @@ class Toolbox:
                         },
                         layouts.pretty,
                     )
-            doc = api.setup(mode, model=model, check_provider=a["check_provider"])
+            doc: dict[str, Any] = {
+                **api.setup(mode, model=model, check_provider=a["check_provider"])
+            }
             doc["via"] = "mcp"
             return self._ok(doc, layouts.pretty)
         # A provider that sends source text to a server: the user's own decision and step,
         # in the one-time form at setup_url (or in a terminal); the key never passes here.
-        show = api.setup()
+        show: dict[str, Any] = {**api.setup()}
         command = next(
             (r["command"] for r in show["recommendations"] if r["mode"] == mode), "znt setup"
         )
         if a["model"]:
             command = command.split(" --model")[0] + f" --model {a['model']}"
         try:
-            form = api.setup_url(mode, model=a["model"], check_provider=a["check_provider"])
-            form = {k: v for k, v in form.items() if k not in ("schema_version", "kind")}
+            opened = api.setup_url(mode, model=a["model"], check_provider=a["check_provider"])
+            form: dict[str, Any] = {
+                k: v for k, v in opened.items() if k not in ("schema_version", "kind")
+            }
             how = (
                 "Give the user setup_url to open in a browser (a one-time form on this machine, "
                 f"valid {form['expires_in_s']} s), or the command for a terminal"
@@ -602,7 +608,7 @@ class Toolbox:
         return self._ok(doc, layouts.pretty)
 
     def _tool_setup_status(self, a: dict[str, Any]) -> Reply:
-        doc = api.setup_status(check_provider=a["check_provider"])
+        doc: dict[str, Any] = {**api.setup_status(check_provider=a["check_provider"])}
         doc["setup_form"] = api.setup_url_state()  # what became of the last setup_url
         return self._ok(doc, layouts.pretty)
 

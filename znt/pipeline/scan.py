@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from znt import __version__
 from znt.config import ProviderConfig
@@ -42,6 +42,7 @@ from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
 from znt.index.progress import ProgressFile
 from znt.index.walk import WalkResult, walk
 from znt.project import Project
+from znt.results import ScanBody
 from znt.settings import ProjectSettings, load_settings
 
 Progress = Callable[[str, int, int], None]
@@ -78,11 +79,13 @@ class ScanResult:
     dry_run: dict[str, Any] | None = None
     embeddings: dict[str, Any] | None = None
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> ScanBody:
+        """The scan document's body: the fields are its keys (znt/results.py ``ScanBody``;
+        tests/test_architecture.py holds the two to the same names)."""
         out = dict(self.__dict__)
         if out["dry_run"] is None:
             del out["dry_run"]
-        return out
+        return cast("ScanBody", out)
 
 
 # The modules (relative to the ``znt`` package) whose code decides what the index holds for a
