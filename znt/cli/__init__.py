@@ -1,6 +1,6 @@
 """The ``znt`` command line: parse arguments, call ``znt.api``, render with ``znt.formats``.
 
-A Typer app (znt/cli/app.py; docs/decisions/0015-typer-cli.md): one type-annotated function
+A Typer app (znt/cli/app.py; docs/decisions/0019-typer-cli.md): one type-annotated function
 per command, in one module per command group, imported only when its command runs.
 """
 

@@ -7,7 +7,7 @@ module would cost a one-shot search ~20 ms, so ``LazyGroup`` knows the commands 
 (``COMMAND_MODULES``, checked against the modules by a test) and imports one module on first
 use; ``--help`` and completion, which list everything, import them all.
 
-Two things Typer does not do the way a one-shot tool needs (docs/decisions/0015-typer-cli.md):
+Two things Typer does not do the way a one-shot tool needs (docs/decisions/0019-typer-cli.md):
 - global options (``-C``, ``--color``, ``-q``, ``-v``) are accepted after the command too:
   the group gives every command a copy of the root's options, which write into the same
   ``Settings``;

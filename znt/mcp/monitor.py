@@ -1,5 +1,5 @@
 """Monitoring in ``znt mcp``: after a scan, a supervised ``znt scan --watch`` child keeps the
-index fresh while the agent works (docs/decisions/0014-mcp-monitoring.md).
+index fresh while the agent works (docs/decisions/0017-mcp-monitoring.md).
 
 The watcher is the CLI's own (``znt/index/watch.py``: polling with the scan's ignore rules,
 debounced, incremental scans that parse first and hold the index for writing only for the
