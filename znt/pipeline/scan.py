@@ -585,7 +585,12 @@ class Scanner:
         result.warnings = len(result.problems)
         result.index_commit = head_commit(self.project.root)
         if prev_manifest is not None:
-            files = {p: (v[0], v[1], v[2], v[3] or "") for p, v in known.items()}
+            # Every file is what the index holds, some with a new mtime only (a checkout or
+            # rebase rewrote them unchanged): record the mtime seen, so that the next scan
+            # and the freshness check (features/status.py) do not take them for changed.
+            files = {
+                p: (v[0], _seen_mtime(found, p, v), v[2], v[3] or "") for p, v in known.items()
+            }
             result.symbols = int(prev_manifest.last_scan.get("symbols", 0))
             result.edges = int(prev_manifest.last_scan.get("edges", 0))
             generation = prev_manifest.generation
@@ -840,6 +845,12 @@ def index_file_signature(project: Project) -> list[int] | None:
     if not stat.S_ISREG(st.st_mode):
         return None
     return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns]
+
+
+def _seen_mtime(found: WalkResult, rel: str, known: tuple[int, int, str, str | None]) -> int:
+    """The walk's mtime of a file whose size is the recorded one, else the recorded mtime."""
+    entry = found.files.get(rel)
+    return entry.mtime_ns if entry is not None and entry.size == known[0] else known[1]
 
 
 def _same_content(root: Path, rel: str, known: tuple[int, int, str, str | None] | None) -> bool:
