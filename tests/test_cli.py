@@ -330,7 +330,7 @@ def test_a_search_imports_only_its_own_command_module(tmp_path):
         [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
     ).stdout
     modules, heavy = out.strip().splitlines()[-2:]
-    assert modules == "['znt.cli.app', 'znt.cli.output', 'znt.cli.search']"
+    assert modules == "['znt.cli.app', 'znt.cli.output', 'znt.cli.richhelp', 'znt.cli.search']"
     assert heavy == "[]"
 
 
@@ -416,3 +416,46 @@ def test_setup_mode_choices_are_the_providers():
     from znt.index.embed import MODES
 
     assert get_args(Mode) == MODES
+
+
+def test_help_draws_typer_panels_without_markdown_or_traceback_modules():
+    """`znt --help` is Typer's rich help, but loads neither rich.markdown nor rich.traceback
+    (nor what they pull in: markdown-it, pygments); znt.cli.richhelp defers them."""
+    code = (
+        "import sys\n"
+        "from znt.cli import main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "heavy = ('rich.markdown', 'rich.traceback', 'markdown_it', 'pygments', 'attr')\n"
+        "print(sorted(m for m in heavy if m in sys.modules))\n"
+        "print('typer.rich_utils' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True).stdout
+    lines = out.strip().splitlines()
+    assert "╭─ Commands" in out and "search" in out
+    assert lines[-2:] == ["[]", "True"]
+
+
+def test_deferred_rich_classes_are_the_real_ones_when_used():
+    """The stand-ins typer.rich_utils holds build the real rich objects, so markdown help and
+    rich tracebacks still work if ever used; the modules then load for real."""
+    code = (
+        "import sys\n"
+        "import znt.cli.app\n"
+        "from typer import rich_utils\n"
+        "assert 'rich.markdown' not in sys.modules\n"
+        "md = rich_utils._make_rich_text(text='**bold**', markup_mode='markdown')\n"
+        "from rich.markdown import Markdown\n"
+        "print(type(md) is Markdown, sys.modules['rich.markdown'].Markdown is Markdown)\n"
+        "try:\n"
+        "    raise ValueError('x')\n"
+        "except ValueError as exc:\n"
+        "    tb = rich_utils.Traceback.from_exception(type(exc), exc, exc.__traceback__)\n"
+        "from rich.traceback import Traceback\n"
+        "print(type(tb) is Traceback)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "True", "True"]

@@ -31,7 +31,10 @@ from typer._coercion import RuntimeParam
 from typer.core import TyperGroup
 
 from znt import __version__
+from znt.cli import richhelp
 from znt.cli.output import Settings, settings_for_update
+
+richhelp.install()
 
 EXIT_CODES_HELP = "\n".join(
     (
