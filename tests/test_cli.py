@@ -459,3 +459,31 @@ def test_deferred_rich_classes_are_the_real_ones_when_used():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.split() == ["True", "True", "True"]
+
+
+def test_root_help_lists_commands_without_building_their_parameters():
+    """`znt --help` lists every command with its summary line, as Typer would, but builds no
+    command's parameters (znt.cli.app.LazyGroup.format_help); the commands built afterwards
+    are the full ones."""
+    code = (
+        "import sys\n"
+        "from znt.cli import app, main\n"
+        "try:\n"
+        "    main(['--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "group = app.command()\n"
+        "plain = [n for n, i in app.COMMAND_MODULES.items() if i not in ('hook', 'mcp', 'setup')]\n"
+        "print(sorted(n for n in plain if n in group.commands))\n"
+        "search = group.get_command(None, 'search')\n"
+        "print(sorted(p.name for p in search.params if p.name in ('query', 'mode', 'limit')))\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    lines = proc.stdout.strip().splitlines()
+    assert lines[-2:] == ["[]", "['limit', 'mode', 'query']"], proc.stderr
+    for name, summary in (
+        ("search", "Symbols ranked for QUERY."),
+        ("outline", "FILE's top-level symbols by line."),
+        ("scan", "Index PATH (default: the current project) incrementally."),
+    ):
+        assert any(name in line and summary in line for line in proc.stdout.splitlines())

@@ -16,6 +16,9 @@ def repo_map(project: Project, paths: list[str], *, max_tokens: int, focus: list
     symbols that personalise the ranking)."""
     from znt.graph import repomap
     from znt.graph import traverse as tv
+
+    # PageRank: networkx, and the scipy.sparse it computes with (ranking waits for both).
+    tv.prefetch("networkx", "scipy.sparse")
     from znt.index import store
 
     prefixes = [relative_path(project, p) for p in paths]
