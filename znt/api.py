@@ -299,11 +299,11 @@ SEARCH_MODES = ("hybrid", "lexical", "vector")
 
 def check_boosts(type: str | None, role: str | None) -> None:
     """``type`` must be a canonical type or a kind, ``role`` one of Znt's roles: a boost
-    that can match nothing is a typo, answered with the list (exit 2)."""
-    from znt.index.canonical import KIND_TO_TYPE
-    from znt.index.roles import ROLES
-
+    that can match nothing is a typo, answered with the list (exit 2). The tables are
+    imported only for a boost given (``roles`` brings the language tables along)."""
     if type is not None:
+        from znt.index.canonical import KIND_TO_TYPE
+
         known = sorted(set(KIND_TO_TYPE.values())) + sorted(set(KIND_TO_TYPE) - {"external"})
         if type not in known:
             raise UsageError(
@@ -312,7 +312,11 @@ def check_boosts(type: str | None, role: str | None) -> None:
                 type=type,
                 choices=known,
             )
-    if role is not None and role not in ROLES:
+    if role is None:
+        return
+    from znt.index.roles import ROLES
+
+    if role not in ROLES:
         raise UsageError(
             f"unknown role {role!r}; choose one of {', '.join(ROLES)}", role=role, choices=ROLES
         )
