@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import edges, scanned_copy, symbols
+from tests.conftest import edges, query, scanned_copy, symbols
 
 LANG = "lang/go"
 
@@ -192,17 +192,26 @@ def test_certain_calls_are_resolved(root):
         (f"{STORE_TEST}::newFilled", f"{STORE}::Store.Put"),  # s := NewStore(); s.Put()
         (f"{STORE_TEST}::TestLen", f"{STORE}::Store.Len"),  # newFilled().Len()
         ("main.go::describe", f"{STORE}::Store.Len"),  # util *store.Store; util.Len()
+        # A field through the receiver: o.repo is a Repository (its declared type), whose
+        # Get comes from the Reader it embeds and whose Put is its own; each call also
+        # reaches, ambiguous, the methods of the package's types implementing them.
+        (f"{SERVICE}::OrderService.Get", f"{SERVICE}::Reader.Get"),
+        (f"{SERVICE}::OrderService.Get", f"{STORE}::Store.Get"),
+        (f"{SERVICE}::OrderService.Get", f"{SERVICE}::OrderService.Get"),
+        (f"{SERVICE}::OrderService.Place", f"{SERVICE}::Repository.Put"),
+        (f"{SERVICE}::OrderService.Place", f"{STORE}::Store.Put"),
     }
     assert edges(root, "inherits") == {
         (f"{SERVICE}::AuditedService", f"{SERVICE}::OrderService"),  # struct embedding
         (f"{SERVICE}::Repository", f"{SERVICE}::Reader"),  # interface embedding
     }
     # Implements by method set: Store and OrderService both have Get(key string) (Item,
-    # bool), Reader's one method. Repository embeds Reader, and embedding interfaces are not
-    # matched yet (docs/languages.md), so Store has no edge to it.
+    # bool), Reader's one method. Repository embeds Reader: its method set is Get and Put,
+    # which Store has and OrderService has not.
     assert edges(root, "implements") == {
         (f"{STORE}::Store", f"{SERVICE}::Reader"),
         (f"{SERVICE}::OrderService", f"{SERVICE}::Reader"),
+        (f"{STORE}::Store", f"{SERVICE}::Repository"),
     }
 
 
@@ -218,7 +227,6 @@ def test_same_package_other_file_is_resolved(root):
 
 
 def test_uncertain_calls_are_never_bound(root):
-    from tests.conftest import query
 
     rows = query(
         root,
@@ -228,10 +236,17 @@ def test_uncertain_calls_are_never_bound(root):
     # A parameter named like the imported package shadows it (its type binds the call:
     # test_certain_calls_are_resolved), so the package's name is never looked up.
     assert ("describe", "ext::util.Len") not in by_dst
-    # A receiver call is the receiver type's method; a field through the receiver is not
-    # followed (the receiver is @receiver, not a binding).
+    # A receiver call is the receiver type's method; a field through the receiver is the
+    # field's declared type's (o.repo.Get: test_certain_calls_are_resolved), by that type
+    # alone: Store.Get and OrderService.Get are reached as Reader's implementations only.
     assert ("Store.Put", "ext::s.append") not in by_dst
-    assert by_dst[("OrderService.Get", "ext::o.repo.Get")] == "local"
+    assert ("OrderService.Get", "ext::o.repo.Get") not in by_dst
+    rows = query(
+        root,
+        "SELECT resolution FROM edges WHERE kind = 'call' AND src = ? AND dst = ?",
+        [f"{SERVICE}::OrderService.Get", f"{STORE}::Store.Get"],
+    )
+    assert rows == [("ambiguous",)]
     # Builtins are neither edges nor unresolved calls (the method named append is not
     # the builtin append either).
     assert not {dst for _src, dst in by_dst if dst in ("ext::append", "ext::len")}

@@ -13,6 +13,7 @@ LANG = "lang/go_types"
 CTX = "shop/context.go"
 ENGINE = "shop/engine.go"
 H = "shop/handlers.go"
+CHAIN = "shop/chain.go"
 
 
 @pytest.fixture(scope="module")
@@ -43,6 +44,15 @@ def calls(root):
         ("api/client.go::Serve", f"{ENGINE}::Engine.Run"),
         ("api/client.go::Serve", f"{ENGINE}::RouterGroup.Handle"),
         ("api/client.go::Serve", f"{CTX}::Context.Next"),  # var c *shop.Context
+        # chains of declared types: a field's field, through a parameter or the receiver
+        (f"{H}::chained", f"{CHAIN}::Pool.Get"),
+        (f"{CHAIN}::Context.Reset", f"{CHAIN}::Pool.Get"),
+        # rt := new(Router); rt.Handle().Name().Path(): each method's declared result,
+        # the methods declared in another file of the package
+        (f"{H}::routed", f"{CHAIN}::Router.Handle"),
+        (f"{H}::routed", f"{CHAIN}::Route.Name"),
+        (f"{H}::routed", f"{CHAIN}::Route.Path"),
+        (f"{H}::routed", f"{CHAIN}::Router.Mount"),  # var Default = Router{}
     ],
 )
 def test_typed_receiver_is_bound(calls, caller, callee):
@@ -51,6 +61,12 @@ def test_typed_receiver_is_bound(calls, caller, callee):
 
 def test_same_named_method_of_another_type_is_never_bound(calls):
     assert not {e for e in calls if e[1] == "shop/other.go::Other.Next"}
+    assert not {e for e in calls if e[1] == "shop/other.go::Other.Get"}
+
+
+def test_a_chain_through_an_unstated_type_stays_unresolved(root, calls):
+    # c.engine.extra["k"]: a map's element is no declared type, so Get is nobody's.
+    assert not {e for e in calls if e[0] == f"{H}::unstated"}
 
 
 def test_untyped_receiver_stays_local(root, calls):
@@ -61,6 +77,25 @@ def test_untyped_receiver_stays_local(root, calls):
         [f"{H}::untyped"],
     )
     assert rows == [("ext::c.Next", "local")]
+
+
+def test_embedding_interface_has_the_embedded_methods(root):
+    # Runner embeds Stepper: Context (Next, Abort, Run) implements both; Engine has a Run
+    # but not Runner's other methods.
+    impl = query(root, "SELECT src, dst FROM edges WHERE kind = 'implements'")
+    assert (f"{CTX}::Context", "shop/runner.go::Runner") in impl
+    assert (f"{ENGINE}::Engine", "shop/runner.go::Runner") not in impl
+    rows = query(
+        root,
+        "SELECT dst, resolution FROM edges WHERE kind = 'call' AND src = ? ORDER BY dst",
+        ["shop/runner.go::drive"],
+    )
+    assert rows == [
+        (f"{CHAIN}::Context.Run", "ambiguous"),
+        (f"{CTX}::Context.Next", "ambiguous"),
+        ("shop/iface.go::Stepper.Next", "assigned"),  # the embedded interface's method
+        ("shop/runner.go::Runner.Run", "assigned"),
+    ]
 
 
 def test_builtins_and_conversions_are_no_calls(root):

@@ -192,6 +192,9 @@ def test_go_rules(scan):
         ("main.go::shadow", "main.go::Local"),
         ("main.go::shadow", "main.go::Local.Area"),  # shapes := Local{}: the local's type
         (f"{GO_SHAPES}::Square.Area", f"{GO_SHAPES}::Square.Len"),  # s.Len() on the receiver
+        # the closure's own s is a *Circle where it is in sight
+        (f"{GO_SHAPES}::Square.Grow", f"{GO_SHAPES}::Circle.Len"),
+        (f"{GO_SHAPES}::Square.Shrink", f"{GO_SHAPES}::Square.Len"),  # the receiver's s
         ("extra.go::sum", "main.go::total"),  # the root folder's package
     }
     res = resolutions(root)
@@ -217,10 +220,17 @@ def test_go_receiver_call(scan):
     # `c` is Circle's receiver, `s` Square's: neither call reaches the other type.
     no_edge_to(root, area, [f"{GO_SHAPES}::Circle.Len"])
     no_edge_to(root, f"{GO_SHAPES}::Circle.Area", [length, f"{GO_SHAPES}::Circle.Len"])
-    # A closure's parameter named like the receiver: that `s` is a *Circle, not Square.
+    # A closure's parameter named like the receiver: inside the closure that `s` is the
+    # declaration in sight, a *Circle, never the Square receiver.
     grow = f"{GO_SHAPES}::Square.Grow"
-    assert resolutions(root)[grow, "ext::s.Len"] == "local"
-    no_edge_to(root, grow, [length, f"{GO_SHAPES}::Circle.Len"])
+    assert resolutions(root)[grow, f"{GO_SHAPES}::Circle.Len"] == "assigned"
+    no_edge_to(root, grow, [length])
+    # The receiver's own name outside the closure is still the receiver; an untyped
+    # closure parameter named like it binds nothing.
+    shrink = f"{GO_SHAPES}::Square.Shrink"
+    assert resolutions(root)[shrink, length] == "self_method"
+    assert resolutions(root)[shrink, "ext::s.Len"] == "local"
+    no_edge_to(root, shrink, [f"{GO_SHAPES}::Circle.Len"])
 
 
 def test_go_implements_by_method_set(scan):

@@ -140,7 +140,7 @@ m AS (
     FROM c JOIN files f ON c.mode = 'exact' AND f.path = c.path
     UNION ALL
     SELECT c.file, c.line, c.local, c.prio, c.member, c.mode, f.path
-    FROM c JOIN files f ON c.mode = 'dir' AND f.dir = c.path
+    FROM c JOIN files f ON c.mode = 'dir' AND coalesce(f.dir, '') = coalesce(c.path, '')
     -- not the files a package import never sees (Go's ``_test.go``): ``dir_excludes``
     ANTI JOIN dir_excludes x ON x.language = f.language AND ends_with(f.path, x.suffix)
     UNION ALL
@@ -841,6 +841,7 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
           ON c.rid = m.rid
         """
     ).fetchall()
+    rows.extend(_chain_rows(con, {r[0] for r in rows}))
     if not rows:
         return
     hierarchy = _Hierarchy(con)
@@ -872,6 +873,41 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
         """,
         [[f[0] for f in found]],
     )
+
+
+@cache
+def _typed_member_languages() -> tuple[str, ...]:
+    """Languages whose syntax rules leave members of declared types to the resolver
+    (``SyntaxRules.typed_members``: Go)."""
+    from znt.index.languages import all_languages
+
+    return tuple(sorted(s.name for s in all_languages() if s.syntax.typed_members))
+
+
+def _chain_rows(
+    con: duckdb.DuckDBPyConnection, matched: set[int]
+) -> list[tuple[int, str, str, str]]:
+    """(rid, hint, member, class) of the member calls no rule above matched whose prefix
+    is a chain of declared types (``znt.graph.typechains``: ``Context.engine.pool``) or a
+    package-level variable of a declared type (``JSON.Bind()``)."""
+    langs = _typed_member_languages()
+    if not langs:
+        return []
+    in_list = ", ".join(f"'{name}'" for name in langs)
+    pending = con.execute(
+        f"""
+        SELECT m.rid, m.file, m.prefix, m.hint, m.member FROM member_refs m
+        JOIN files f ON f.path = m.file AND f.language IN ({in_list})
+        """
+    ).fetchall()
+    pending = [p for p in pending if p[0] not in matched]
+    if not pending:
+        return []
+    from znt.graph.typechains import chain_classes
+
+    extra = {p[0]: (p[3], p[4]) for p in pending}
+    found = chain_classes(con, langs, [(p[0], p[1], p[2]) for p in pending])
+    return [(rid, extra[rid][0], extra[rid][1], cls) for rid, cls in found]
 
 
 @cache
@@ -918,12 +954,25 @@ def _method_set_edges(con: duckdb.DuckDBPyConnection) -> None:
         f"""
         INSERT INTO new_edges
         WITH k AS (SELECT * FROM ({_PACKAGE_KEYS}) WHERE language IN ({in_list})),
-        iface AS (
+        own AS (
             SELECT s.id, k.pkgkey, s.language, m.name AS method, {_RESULT_SQL} AS result
             FROM symbols s JOIN k ON k.path = s.file
             JOIN symbols m ON m.parent_id = s.id AND m.type = 'function'
             WHERE s.kind = 'interface'
-              AND NOT EXISTS (SELECT 1 FROM refs r WHERE r.src = s.id AND r.kind = 'inherits')
+        ),
+        iface AS (
+            -- An interface's own methods and those of the interfaces of its package it
+            -- embeds; one embedded from elsewhere (``http.Handler``) is not known here, so
+            -- its own methods decide.
+            SELECT * FROM own
+            UNION
+            SELECT o.id, o.pkgkey, o.language, e.method, e.result
+            FROM (SELECT s.id, k.pkgkey, s.language FROM symbols s JOIN k ON k.path = s.file
+                  WHERE s.kind = 'interface') o
+            JOIN refs r ON r.src = o.id AND r.kind = 'inherits'
+            JOIN symbols es ON es.kind = 'interface' AND es.qualified_name = r.expr
+            JOIN k ek ON ek.path = es.file AND ek.pkgkey = o.pkgkey
+            JOIN own e ON e.id = es.id
         ),
         need AS (SELECT id, count(DISTINCT method) AS n FROM iface GROUP BY id),
         typ AS (
@@ -1009,7 +1058,7 @@ def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
         JOIN symbols m ON m.file = mk.path AND m.type = 'function' AND m.kind = 'method'
                       AND m.qualified_name = t.qualified_name || '.' || im.name
         WHERE e.kind = 'call'
-        GROUP BY e.src, t.id, e.file
+        GROUP BY e.src, t.id, e.file, im.name
         """
     )
 

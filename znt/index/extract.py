@@ -110,7 +110,10 @@ class Extractor(TypeFlow):
         self._imported: set[str] = set()
         self._lambda_at: dict[int, Def] = {}
         # _rewrite's answers while the bindings do not change (cleared when they do).
-        self._rw_cache: dict[tuple[str, int, int], list[tuple[str, str | None]]] = {}
+        self._rw_cache: dict[tuple[Any, ...], list[tuple[str, str | None]]] = {}
+        # The declaration in sight of the reference being read, for a name its function
+        # declares more than once: (name, where that declaration starts).
+        self._site: tuple[str, int, int] | None = None
         self._cursor_cls = QueryCursor
         # pattern index -> its primary capture (definition/reference/import), or None
         self._primaries: dict[int, str | None] = {}
@@ -208,7 +211,7 @@ class Extractor(TypeFlow):
         self._lambda_at = name_lambdas(ordered)
         self._name(path, ordered)
         self._assign_locals(ordered, locals_)
-        _assign_receivers(ordered, receivers, locals_)
+        _assign_receivers(ordered, receivers)
         self._bindings = self._scope_bindings(ordered, bindings)
         self._items = container_items(self._bindings)
         symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}
@@ -455,11 +458,11 @@ class Extractor(TypeFlow):
         scopes: list[Def | None],
         symbols: dict[str, Def],
         imported: set[str],
-    ) -> tuple[dict[tuple[str, str, str, bool], list[Any]], bool]:
+    ) -> tuple[dict[tuple[Any, ...], list[Any]], bool]:
         added = False
         self._rw_cache = {}
         rules = self.spec.syntax
-        rows: dict[tuple[str, str, str, bool], list[Any]] = {}
+        rows: dict[tuple[Any, ...], list[Any]] = {}
         for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
             if kind == "passed":
                 # A function handed to a builtin that calls it: a call by the code around,
@@ -517,6 +520,7 @@ class Extractor(TypeFlow):
             else:
                 decorated = None
             src_id = src.id if src is not None else path
+            self._site = self._site_of(expr, scope, node) if self.flow else None
             variants: list[tuple[str, str | None]]
             if kind == "iterate":
                 # ``for x in v``: calls ``__iter__`` and ``__next__`` (the language's
@@ -542,7 +546,8 @@ class Extractor(TypeFlow):
             for callee, hint in variants:
                 # What ``f`` returns is another callee than ``f`` itself.
                 returns = hint is not None and hint.rstrip("?") == RETURNS
-                key = (src_id, kind, callee, returns)
+                # One row per callee, and per declaration in sight of a name declared twice.
+                key = (src_id, kind, callee, returns, self._site)
                 row = rows.get(key)
                 if row is not None:
                     row[6] += 1
@@ -573,7 +578,20 @@ class Extractor(TypeFlow):
                 ]
                 if self.flow and kind == "call" and target_id:
                     added |= self._bind_args(node, target_id, hint, scope, decorated)
+        self._site = None
         return rows, added
+
+    def _site_of(self, expr: str, scope: Def | None, node: Any) -> tuple[str, int, int] | None:
+        """(head, declaration in sight, the function) when the function around ``node`` declares the
+        head of ``expr`` more than once (``SyntaxRules.declaration_site``), else None."""
+        fn = scope
+        while fn is not None and fn.type != "function":
+            fn = fn.parent
+        if fn is None:
+            return None
+        head = expr.split(".", 1)[0]
+        site = self.spec.syntax.declaration_site(fn.node, head, int(node.start_byte))
+        return None if site is None else (head, site, id(fn))
 
     def _resolve_mixin(
         self,
@@ -642,7 +660,7 @@ class Extractor(TypeFlow):
         spec = self.spec
         parts = expr.split(".")
         head = parts[0]
-        receiver = len(parts) == 2 and _is_receiver(head, scope)
+        receiver = len(parts) == 2 and _is_receiver(head, scope, self._site)
         if (receiver or head in spec.self_names) and len(parts) == 2:
             cls = enclosing_class(scope)
             if cls is not None:
@@ -754,35 +772,25 @@ def _export_rows(path: str, exports: list[dict[str, Any]], symbols: dict[str, De
     return out
 
 
-def _assign_receivers(ordered: list[Def], nodes: list[Any], locals_: list[Any]) -> None:
+def _assign_receivers(ordered: list[Def], nodes: list[Any]) -> None:
     """``@receiver`` names (Go ``func (s *Square) Area()``) belong to the method they are
-    declared by: inside it they name an instance of its class, as ``self`` does. A name
-    bound again inside the method (a closure's parameter, ``s := …`` in a block) is left
-    out: which of the two a call means depends on where it is, so it stays a local."""
-    if not nodes:
-        return
-    names = {node_text(n) for n in nodes}
-    again = sorted((n for n in locals_ if node_text(n) in names), key=start_byte)
-    bound: dict[tuple[int, str], int] = {}
-    for node, d in zip(again, innermost(ordered, [n.start_byte for n in again]), strict=True):
-        while d is not None and d.type != "function":
-            d = d.parent
-        if d is not None:
-            key = (id(d), node_text(node))
-            bound[key] = bound.get(key, 0) + 1
+    declared by: inside it they name an instance of its class, as ``self`` does, where no
+    other declaration of the name (a closure's parameter, ``s := …`` in a block) is the
+    one in sight (``SyntaxRules.declaration_site``)."""
     nodes = sorted(nodes, key=start_byte)
     for node, d in zip(nodes, innermost(ordered, [n.start_byte for n in nodes]), strict=True):
-        if d is not None and d.type == "function" and bound.get((id(d), node_text(node)), 0) <= 1:
-            d.receivers.add(node_text(node))
+        if d is not None and d.type == "function":
+            decl = node.parent if node.parent is not None else node
+            d.receivers[node_text(node)] = int(decl.start_byte)
 
 
-def _is_receiver(head: str, scope: Def | None) -> bool:
+def _is_receiver(head: str, scope: Def | None, site: tuple[str, int, int] | None) -> bool:
     """Whether ``head`` is the receiver of a method around ``scope`` (not shadowed by a
-    local of a function nested in it)."""
+    local of a function nested in it, nor by another declaration in sight: ``site``)."""
     s = scope
     while s is not None:
         if head in s.receivers:
-            return True
+            return site is None or site[0] != head or site[1] == s.receivers[head]
         if head in s.locals:
             return False
         s = s.parent

@@ -64,7 +64,8 @@ class Def:
     qname: str = ""
     id: str = ""
     locals: set[str] = field(default_factory=set)
-    receivers: set[str] = field(default_factory=set)  # names that are ``self`` here (Go)
+    # Names that are ``self`` here (Go's receiver), with where their declaration starts.
+    receivers: dict[str, int] = field(default_factory=dict)
     type: str = ""  # canonical type; refining the kind never changes it
     role: str = ""
 
@@ -83,6 +84,10 @@ class Value:
     # returns its own parameter gives back that function, not every function it decorates.
     arg: Any = field(default=None, compare=False)  # Value | None
     decorator: bool = field(default=False, compare=False)  # ``arg`` was set (see above)
+    # Where the declaration that binds the name starts, when its function declares the name
+    # more than once (a Go closure's parameter named like an outer variable): the binding
+    # holds only where that declaration is the one in sight (``SyntaxRules.declaration_site``).
+    site: int | None = None
 
 
 def first(item: tuple[Any, ...]) -> Any:
@@ -191,6 +196,16 @@ class SyntaxRules:
     static_decorators: tuple[str, ...] = ()
     # The methods a loop calls on what it iterates over (``for x in v``).
     iterate_methods: tuple[str, ...] = ()
+    # Whether the resolver knows what a method returns from its declared result (Go), so
+    # ``x.m().n`` on an instance is kept as the member ``n`` of what ``m`` returns and a
+    # receiver's fields (``c.engine.run()``) are members of the receiver's type.
+    typed_members: bool = False
+
+    def declaration_site(self, function: Any, name: str, pos: int) -> int | None:
+        """The start of the declaration of ``name`` in sight at ``pos`` inside ``function``
+        (a function's node), when that function declares ``name`` more than once; ``None``
+        when it declares it at most once (its bindings hold everywhere in it)."""
+        return None
 
     def bindings(self, node: Any, caps: dict[str, Any]) -> list[tuple[int, str, Value]]:
         """The (position, name, value) bindings of one ``@binding`` match."""

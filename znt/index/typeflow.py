@@ -54,7 +54,8 @@ class TypeFlow:
     _by_id: dict[str, Def]
     _imported: set[str]
     _lambda_at: dict[int, Def]
-    _rw_cache: dict[tuple[str, int, int], list[tuple[str, str | None]]]
+    _rw_cache: dict[tuple[Any, ...], list[tuple[str, str | None]]]
+    _site: tuple[str, int, int] | None
 
     # What the walk provides (``Extractor``): local name resolution, plain and for a callee
     # rewritten through a binding (expr, hint, scope, symbols, imported names), and the
@@ -100,7 +101,7 @@ class TypeFlow:
         resolver (``MEMBER_HINTS``, ``assigned``), or ``[(expr, None)]`` unchanged."""
         if not self.flow or depth > 4:
             return [(expr, None)]
-        key = (expr, id(scope), depth)
+        key = (expr, id(scope), depth, self._site)
         hit = self._rw_cache.get(key)
         if hit is None:
             hit = self._rw_cache[key] = self._rewrite_uncached(expr, scope, symbols, depth)
@@ -115,6 +116,16 @@ class TypeFlow:
             cls = enclosing_class(scope)
             return [(f"{cls}.{parts[1]}", "super")] if cls else [(expr, None)]
         call_at = next((i for i, p in enumerate(parts) if p.endswith("()")), -1)
+        typed = self.spec.syntax.typed_members
+        if typed and len(parts) > 1 and (len(parts) > 2 or call_at >= 0):
+            # A receiver's field or what its method returns (Go ``c.engine.run()``,
+            # ``r.route().name()``): members of the receiver's type, for the resolver.
+            cls = self._receiver_type(head, scope)
+            if cls is not None:
+                parts = [*cls.split("."), *parts[1:]]
+                call_at = next((i for i, p in enumerate(parts) if p.endswith("()")), -1)
+                if call_at < 0:
+                    return [(".".join(parts), "member")]
         if call_at >= 0:
             # The result of a call: ``Cls().m``, ``make().m``, ``factory()()``.
             inner = ".".join([*parts[:call_at], parts[call_at][:-2]])
@@ -127,6 +138,10 @@ class TypeFlow:
                 if hint is None or hint.rstrip("?") not in MEMBER_HINTS:
                     value = Value(callee, True, scope)
                     out.extend(self._apply([value], parts[call_at + 1 :], scope, depth))
+                elif typed and hint.rstrip("?") == "member" and call_at + 1 < len(parts):
+                    # A member of what a method returns: its declared result, for the
+                    # resolver (``Router.handle.path`` is ``path`` of handle's result).
+                    out.append((".".join([callee, *parts[call_at + 1 :]]), hint))
             return _mark_ambiguous(out) or [(expr, None)]
         if head in self.spec.self_names:
             cls = enclosing_class(scope)
@@ -148,6 +163,13 @@ class TypeFlow:
         while True:
             key = s.id if s is not None else ""
             values = self._bindings.get((key, head))
+            site = self._site
+            if values and site is not None and site[0] == head and site[2] == id(s):
+                # The name is declared more than once here: only the binding of the
+                # declaration in sight holds (none: that declaration binds nothing known).
+                values = [v for v in values if v.site is None or v.site == site[1]]
+                if not values:
+                    return [(expr, None)]
             if not values and m is not None:
                 # ``d[k]()`` with ``k`` not a literal: any item of the literal container
                 # ``d`` may be called, each one a candidate (never a guess).
@@ -170,6 +192,21 @@ class TypeFlow:
             if s is None or head in s.locals or (m is not None and m.group(1) in s.locals):
                 return [(expr, None)]
             s = code_scope(s.parent)
+
+    def _receiver_type(self, head: str, scope: Def | None) -> str | None:
+        """The type whose method ``scope`` is, when ``head`` is that method's receiver in
+        sight (Go ``func (c *Context) m()``); None otherwise."""
+        s = scope
+        while s is not None:
+            if head in s.receivers:
+                site = self._site
+                if site is not None and site[0] == head and site[1] != s.receivers[head]:
+                    return None
+                return enclosing_class(s)
+            if head in s.locals:
+                return None
+            s = s.parent
+        return None
 
     def _through_container(
         self, values: list[Value], index: str, rest: list[str], depth: int

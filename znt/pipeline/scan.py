@@ -98,6 +98,7 @@ class ScanResult:
 ROW_SOURCE_MODULES = (
     "graph/resolve.py",
     "graph/rules.py",
+    "graph/typechains.py",
     "index/canonical.py",
     "index/embed/text.py",
     "index/extract.py",

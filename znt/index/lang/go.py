@@ -130,7 +130,14 @@ class GoSyntax(SyntaxRules):
     type, ``T{}``, ``&T{}``, a type assertion, a call whose result is what its function
     returns) and, without ``@binding.name``, a function's declared result type. Go has no
     decorators, and arguments bind no parameters here (a parameter's type already says
-    what it holds)."""
+    what it holds).
+
+    A name a function declares more than once (a closure's ``r *http.Request`` beside an
+    outer ``r := NewRouter()``, a closure's parameter named like the method's receiver)
+    is bound per declaration: a call sees the declaration whose block holds it, the
+    innermost one (``declaration_site``), as Go's scoping does."""
+
+    typed_members = True
 
     def bindings(self, node: Any, caps: dict[str, Any]) -> list[tuple[int, str, Value]]:
         value = caps.get("binding.instance")
@@ -143,9 +150,21 @@ class GoSyntax(SyntaxRules):
         if not names:
             return [(int(node.start_byte), RETURN, Value(expr, True))]
         name = normalize_expr(node_text(names[0]))
-        if _is_receiver(node) or _declared_again(node, name):
+        if _is_receiver(node):
             return []
-        return [(int(node.start_byte), name, Value(expr, True))]
+        top = _function_around(node)
+        again = top is not None and len(_declarations(top).get(name, ())) > 1
+        site = int(node.start_byte) if again else None
+        return [(int(node.start_byte), name, Value(expr, True, site=site))]
+
+    def declaration_site(self, function: Any, name: str, pos: int) -> int | None:
+        decls = _declarations(function).get(name)
+        if decls is None or len(decls) < 2:
+            return None
+        seen = [d for d in decls if d[0] <= pos < d[1]]
+        if not seen:
+            return -1  # not declared here yet: the package's name, no binding of this one
+        return max(seen)[2]
 
 
 # Nodes that declare names inside a function, and the fields that hold those names.
@@ -159,6 +178,24 @@ _DECLARING = {
     "type_switch_statement": "alias",
 }
 _FUNCTIONS = ("function_declaration", "method_declaration")
+_PARAMETERS = ("parameter_declaration", "variadic_parameter_declaration")
+# Where a name declared inside them stops being in sight (Go's implicit and explicit blocks).
+_BLOCKS = frozenset(
+    {
+        "block",
+        "func_literal",
+        "for_statement",
+        "if_statement",
+        "expression_switch_statement",
+        "type_switch_statement",
+        "select_statement",
+        "expression_case",
+        "type_case",
+        "default_case",
+        "communication_case",
+        *_FUNCTIONS,
+    }
+)
 
 
 def _is_receiver(node: Any) -> bool:
@@ -173,42 +210,55 @@ def _is_receiver(node: Any) -> bool:
     )
 
 
-_DECLARED: dict[tuple[int, int, int], dict[str, int]] = {}
-
-
-def _declared_again(node: Any, name: str) -> bool:
-    """Whether the function declaration around ``node`` declares ``name`` more than once
-    (a closure's parameter, a second ``:=``): bindings are not flow-sensitive, so which
-    of the two a call means depends on where it is, and the name binds nothing."""
+def _function_around(node: Any) -> Any:
     top = node.parent
     while top is not None and top.type not in _FUNCTIONS:
         top = top.parent
-    if top is None:
-        return False
+    return top
+
+
+# A function declaration's declared names: name -> (in sight from, until, declaration start).
+Declarations = dict[str, list[tuple[int, int, int]]]
+_DECLARED: dict[tuple[int, int, int], Declarations] = {}
+
+
+def _declarations(top: Any) -> Declarations:
+    """The names ``top`` (a function or method declaration) declares, each with where the
+    declaration is in sight: a parameter in its whole function (literal), any other name
+    from its declaration to the end of the block around it."""
     key = (top.start_byte, top.end_byte, hash(top.text))
-    counts = _DECLARED.get(key)
-    if counts is None:
-        if len(_DECLARED) > 256:
-            _DECLARED.clear()
-        counts = _DECLARED[key] = _declarations(top)
-    return counts.get(name, 0) > 1
-
-
-def _declarations(top: Any) -> dict[str, int]:
-    counts: dict[str, int] = {}
+    found = _DECLARED.get(key)
+    if found is not None:
+        return found
+    if len(_DECLARED) > 256:
+        _DECLARED.clear()
+    out: Declarations = {}
     stack = [top]
     while stack:
         n = stack.pop()
         field = _DECLARING.get(n.type)
         if field is not None:
+            region = _region(n)
             for holder in n.children_by_field_name(field):
                 ids = [holder] if holder.type == "identifier" else holder.named_children
                 for ident in ids:
                     if ident.type == "identifier":
-                        text = node_text(ident)
-                        counts[text] = counts.get(text, 0) + 1
+                        out.setdefault(node_text(ident), []).append(region)
         stack.extend(n.named_children)
-    return counts
+    _DECLARED[key] = out
+    return out
+
+
+def _region(decl: Any) -> tuple[int, int, int]:
+    start = int(decl.start_byte)
+    if decl.type in _PARAMETERS and decl.parent is not None and decl.parent.parent is not None:
+        fn = decl.parent.parent  # parameter_list -> the function (literal) it belongs to
+        return (int(fn.start_byte), int(fn.end_byte), start)
+    block = decl.parent
+    while block is not None and block.type not in _BLOCKS:
+        block = block.parent
+    end = int(block.end_byte) if block is not None else int(decl.end_byte)
+    return (start, end, start)
 
 
 SPEC = LanguageSpec(

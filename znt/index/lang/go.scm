@@ -114,7 +114,9 @@
 (var_spec name: (identifier) @binding.name type: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)) @binding
 (short_var_declaration left: (expression_list . (identifier) @binding.name .) right: (expression_list . (composite_literal type: [(type_identifier) (qualified_type)] @binding.instance) .)) @binding
 (short_var_declaration left: (expression_list . (identifier) @binding.name .) right: (expression_list . (unary_expression operand: (composite_literal type: [(type_identifier) (qualified_type)] @binding.instance)) .)) @binding
-(short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.instance))) @binding
+((short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.instance))) @binding (#not-eq? @binding.instance "new"))
+; `x := new(T)` holds a *T.
+(short_var_declaration left: (expression_list . (identifier) @binding.name .) right: (expression_list . (call_expression function: (identifier) @_new arguments: (argument_list . [(type_identifier) (identifier) (qualified_type) (selector_expression)] @binding.instance .)) .) (#eq? @_new "new")) @binding
 ; A type assertion names the type: `v := x.(*T)`, `v, ok := x.(T)`.
 (short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (type_assertion_expression type: [(type_identifier) (qualified_type)] @binding.instance))) @binding
 (short_var_declaration left: (expression_list . (identifier) @binding.name) right: (expression_list . (type_assertion_expression type: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)))) @binding
