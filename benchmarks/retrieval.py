@@ -106,7 +106,7 @@ def skip_graph_rebuild() -> None:
     ``--callers/--callees`` would be wrong in such an index, and the bench never asks."""
     from znt.graph import resolve
 
-    def no_rebuild(con: Any, changed: Any = None) -> None:
+    def no_rebuild(con: Any, changed: Any = None, quiet: Any = ()) -> None:
         return None
 
     resolve.rebuild_edges = no_rebuild

@@ -3,8 +3,9 @@
 The tree: one hub module that every fifth module imports, and chains of modules that import
 their predecessor; a module whose successor imports the hub instead is imported by nobody (a
 leaf). After a full scan, editing a leaf must re-parse that file alone, replace only its rows,
-refresh only its terms and re-derive only its own outgoing edges; editing the hub must
-re-derive the edges of the hub and of its importers, and nothing else. The scan's own
+refresh only its terms and re-derive only its own outgoing edges; adding a function to the
+hub must re-derive the edges of the hub and of its importers, and nothing else; changing a
+function's body (what no other file reads: znt/graph/interface.py) only the hub's own. The scan's own
 functions are watched (they run for real; the spies only record their arguments and the
 ``scope`` table the resolver builds), and the edges afterwards equal a clean scan's."""
 
@@ -73,8 +74,8 @@ class Spy:
             self._wrap(monkeypatch, module, name)
         set_scope = resolve._set_scope
 
-        def recording_scope(con: Any, changed: Any) -> None:
-            set_scope(con, changed)
+        def recording_scope(con: Any, *args: Any) -> None:
+            set_scope(con, *args)
             self.scopes.append({r[0] for r in con.execute("SELECT path FROM scope").fetchall()})
 
         monkeypatch.setattr(resolve, "_set_scope", recording_scope)
@@ -106,17 +107,34 @@ def _edges(root: Path) -> set[tuple[Any, ...]]:
     return set(query(root, "SELECT src, dst, kind, resolution, file FROM edges"))
 
 
+# Edits: one that adds a function (other files may now see it), and one that changes a
+# function's body and adds a comment (nothing another file reads of it changes).
+ADD = "adds"
+BODY = "body"
+
+
+def _edited(original: str, edit: str) -> str:
+    if edit == ADD:
+        return original + "\n\ndef added(y):\n    return y\n"
+    body = original.replace("return x + 1", "return x + 2").replace("(x) * ", "(x) + ")
+    assert body != original
+    return body + "# a comment that says nothing\n"
+
+
 @pytest.mark.parametrize(
-    ("edited", "importers"),
+    ("edited", "edit", "importers"),
     [
-        ("pkg/mod_4.py", _importers_of(4)),  # a leaf: mod_5 imports the hub instead
-        ("pkg/mod_7.py", _importers_of(7)),  # in a chain: mod_8 imports it
-        ("pkg/hub.py", _importers_of(None)),  # the hub: 120 importers
+        ("pkg/mod_4.py", ADD, _importers_of(4)),  # a leaf: mod_5 imports the hub instead
+        ("pkg/mod_7.py", ADD, _importers_of(7)),  # in a chain: mod_8 imports it
+        ("pkg/hub.py", ADD, _importers_of(None)),  # the hub: 120 importers
+        ("pkg/hub.py", BODY, set()),  # its interface unchanged: the hub alone
+        ("pkg/mod_7.py", BODY, set()),
     ],
 )
 def test_one_file_edit_recomputes_only_what_can_change(
     scanned: Path,
     edited: str,
+    edit: str,
     importers: set[str],
     monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
@@ -127,7 +145,7 @@ def test_one_file_edit_recomputes_only_what_can_change(
     original = path.read_text()
     spy = Spy(monkeypatch)
     try:
-        path.write_text(original + "\n\ndef added(y):\n    return y\n")
+        path.write_text(_edited(original, edit))
         past = time.time() - 30  # not racy either (see _write_tree)
         os.utime(path, (past, past))
         result = api.scan(str(scanned))
@@ -140,7 +158,8 @@ def test_one_file_edit_recomputes_only_what_can_change(
         # Edges re-derived for the file and the files that import it, nothing else.
         assert spy.scopes == [{edited} | importers]
         assert len(importers) < MODULES // 4
-        assert query(scanned, "SELECT count(*) FROM symbols WHERE name = 'added'") == [(1,)]
+        added = query(scanned, "SELECT count(*) FROM symbols WHERE name = 'added'")
+        assert added == [(1 if edit == ADD else 0,)]
 
         # What the rescan left equals a clean scan of the same tree.
         monkeypatch.undo()

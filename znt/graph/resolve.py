@@ -232,8 +232,20 @@ LEFT JOIN (SELECT file, min(qualified_name) AS qualified_name FROM symbols
 """
 
 
-def _set_scope(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) -> None:
-    """``scope``: the files whose outgoing edges are recomputed."""
+def _set_scope(
+    con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None, quiet: Sequence[str] = ()
+) -> None:
+    """``scope``: the files whose outgoing edges are recomputed; the ``quiet`` files (see
+    ``rebuild_edges``), whose keys are held out of ``changed_keys``, are in it alone."""
+    _grow_from_changes(con, changed)
+    if quiet:
+        con.execute(
+            "INSERT INTO scope SELECT unnest(?::VARCHAR[]) AS path EXCEPT SELECT path FROM scope",
+            [list(quiet)],
+        )
+
+
+def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) -> None:
     if changed is None:
         con.execute("CREATE OR REPLACE TEMP TABLE scope AS SELECT path FROM files")
         return
@@ -333,11 +345,17 @@ def remember_changed(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> No
     _remember_include_names(con)
 
 
-def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None = None) -> None:
+def rebuild_edges(
+    con: duckdb.DuckDBPyConnection,
+    changed: Sequence[str] | None = None,
+    quiet: Sequence[str] = (),
+) -> None:
     """Recompute edges: all of them (``changed=None``), or those that ``changed`` files
     (added, modified or deleted; ``remember_changed`` called before their rows changed)
-    can affect."""
-    conf = CONFIDENCE
+    can affect. ``quiet`` are changed files whose interface (znt/graph/interface.py) is
+    what it was: only their own edges are re-derived, unless their own ``inherits``,
+    ``implements`` or ``imports`` edges come out different, which widens the scope as
+    for any other change."""
     if changed is not None:
         con.execute("INSERT INTO changed_paths SELECT unnest(?)", [list(changed)])
         con.execute(
@@ -347,7 +365,69 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
             FROM ({_PACKAGE_KEYS}) k SEMI JOIN changed_paths c ON c.path = k.path
             """
         )
-    _set_scope(con, changed)
+    quiet = sorted(set(quiet) & set(changed or ()))
+    if quiet:
+        _set_quiet(con, quiet)
+    _set_scope(con, changed, quiet)
+    _derive_edges(con)
+    if quiet and _quiet_edges_changed(con):
+        _set_quiet(con, [])  # their keys back: every file that can see them is rebuilt
+        _set_scope(con, changed)
+        _derive_edges(con)
+    _replace_edges(con)
+
+
+def _set_quiet(con: duckdb.DuckDBPyConnection, quiet: Sequence[str]) -> None:
+    """Hold the keys (and the include names) of the ``quiet`` files out of the tables
+    ``_set_scope`` grows the scope from (a copy of them in ``quiet_keys``, of all names in
+    ``quiet_names``); with no files, put them back."""
+    names = bool(_include_languages())  # ``changed_names`` exists (remember_changed)
+    if not quiet:
+        con.execute("INSERT INTO changed_keys SELECT * FROM quiet_keys")
+        con.execute("DELETE FROM quiet")
+        if names:
+            con.execute("CREATE OR REPLACE TEMP TABLE changed_names AS SELECT * FROM quiet_names")
+        return
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE quiet AS SELECT unnest(?::VARCHAR[]) AS path", [quiet]
+    )
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE quiet_keys AS "
+        "SELECT * FROM changed_keys SEMI JOIN quiet USING (path)"
+    )
+    con.execute("DELETE FROM changed_keys WHERE path IN (SELECT path FROM quiet)")
+    if names:
+        con.execute("CREATE OR REPLACE TEMP TABLE quiet_names AS SELECT * FROM changed_names")
+        con.execute("DELETE FROM changed_names WHERE file IN (SELECT path FROM quiet)")
+
+
+def _quiet_edges_changed(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a quiet file's own edges that other files read (interface.EDGE_KINDS) differ
+    from those the index holds."""
+    from znt.graph.interface import edge_kinds_sql
+
+    kinds = edge_kinds_sql()
+    row = con.execute(
+        f"""
+        WITH old AS (
+            SELECT src, dst, kind, resolution FROM edges
+            WHERE file IN (SELECT path FROM quiet) AND kind IN ({kinds})
+        ),
+        new AS (
+            SELECT src, dst, kind, arg_max(resolution, confidence) AS resolution
+            FROM new_edges WHERE file IN (SELECT path FROM quiet) AND kind IN ({kinds})
+            GROUP BY src, dst, kind
+        )
+        SELECT (SELECT count(*) FROM (SELECT * FROM old EXCEPT SELECT * FROM new))
+             + (SELECT count(*) FROM (SELECT * FROM new EXCEPT SELECT * FROM old))
+        """
+    ).fetchone()
+    return bool(row and row[0])
+
+
+def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
+    """The edges of the files in ``scope``, into ``new_edges``."""
+    conf = CONFIDENCE
     con.execute("CREATE OR REPLACE TEMP TABLE new_edges AS SELECT * FROM edges WITH NO DATA")
 
     # contains: straight from the parent links.
@@ -599,7 +679,9 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
     _method_set_edges(con)
     _dispatch_edges(con)
 
-    # Replace the scope's edges; merge duplicates (two references to the same target).
+
+def _replace_edges(con: duckdb.DuckDBPyConnection) -> None:
+    """Replace the scope's edges; merge duplicates (two references to the same target)."""
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
     con.execute(
         """
@@ -623,6 +705,9 @@ def rebuild_edges(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None 
         "scope",
         "changed_keys",
         "changed_paths",
+        "quiet",
+        "quiet_keys",
+        "quiet_names",
     ):
         con.execute(f"DROP TABLE IF EXISTS {tmp}")
 
@@ -845,6 +930,7 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
     if not rows:
         return
     hierarchy = _Hierarchy(con)
+    hierarchy.prefetch({row[3] for row in rows})
     found = []
     for rid, hint, member, cls in rows:
         base = hint.rstrip("?")
@@ -1017,6 +1103,7 @@ def _constructor_edges(con: duckdb.DuckDBPyConnection) -> None:
     if not rows:
         return
     hierarchy = _Hierarchy(con)
+    hierarchy.prefetch({row[1] for row in rows})
     out = []
     for src, cls, file, line, count, resolution in rows:
         init = hierarchy.find(hierarchy.mro(cls), "__init__")
@@ -1063,6 +1150,10 @@ def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+# Above this many classes, ``_Hierarchy.prefetch`` reads every class's members at once.
+PREFETCH_ALL = 5000
+
+
 class _Hierarchy:
     """Classes, their bases in order and their methods, read from the tables: ``inherits``
     edges of the files being rebuilt come from ``new_edges``, the others from ``edges``;
@@ -1098,17 +1189,36 @@ class _Hierarchy:
         self._methods: dict[str, dict[str, tuple[str, str]]] = {}
         self._declared: dict[str, tuple[str, str]] = {}  # Go type id -> package, name
         self._package_methods: dict[tuple[str, str], str] = {}  # (package, Type.m) -> id
-        self._loaded = False
+        self._loaded = False  # every class's members
+        self._fetched: set[str] = set()  # the classes whose members ``prefetch`` loaded
 
-    def _load_members(self) -> None:
-        """Every class's members, in one query on the first lookup. Reading them class by
-        class cost one query per class: on a sympy rescan 31,460 queries and ~96 s of the
-        edge rebuild (docs/benchmarks/retrieval.md, the scan profile); one grouped scan of
-        ``symbols`` takes well under a second."""
-        self._loaded = True
+    def prefetch(self, classes: set[str]) -> None:
+        """Load the members of ``classes`` (every class of their MROs) for ``find``; an
+        edge rebuild of a few files reads the members of the classes its references reach
+        instead of every class of the project (on sympy ~55 k rows, ~1 s of a one-file
+        rescan)."""
+        if self._loaded:
+            return
+        wanted = {c for cls in classes for c in self.mro(cls)} - self._fetched
+        if len(wanted) > PREFETCH_ALL:
+            self._load_members()
+        elif wanted:
+            self._fetched |= wanted
+            self._load_members(sorted(wanted))
+
+    def _load_members(self, classes: list[str] | None = None) -> None:
+        """The members of ``classes`` (None: of every class), in one query. Reading them
+        class by class cost one query per class: on a sympy rescan 31,460 queries and ~96 s
+        of the edge rebuild (docs/benchmarks/retrieval.md, the scan profile); one grouped
+        scan of ``symbols`` takes well under a second."""
+        if classes is None:
+            self._loaded = True
+        only = "" if classes is None else "AND parent_id IN (SELECT unnest(?::VARCHAR[]))"
+        params = [] if classes is None else [classes]
         for parent, name, sid, typ in self.con.execute(
             "SELECT parent_id, name, min(id), min(type) FROM symbols "
-            "WHERE parent_id IS NOT NULL GROUP BY parent_id, name"
+            f"WHERE parent_id IS NOT NULL {only} GROUP BY parent_id, name",
+            params,
         ).fetchall():
             self._methods.setdefault(parent, {})[name] = (sid, typ)
         # Go: a method may be declared in another file of its type's package (its parent
@@ -1116,14 +1226,26 @@ class _Hierarchy:
         langs = ", ".join(f"'{name}'" for name in _method_set_languages())
         if not langs:
             return
+        types = "" if classes is None else "WHERE id IN (SELECT unnest(?::VARCHAR[]))"
         for kind, key, qname, sid in self.con.execute(
             f"""
-            SELECT s.type, k.pkgkey, s.qualified_name, min(s.id)
-            FROM symbols s JOIN ({_PACKAGE_KEYS}) k ON k.path = s.file
-            WHERE k.language IN ({langs})
-              AND (s.type = 'declaration' OR (s.type = 'function' AND s.kind = 'method'))
+            WITH k AS (SELECT * FROM ({_PACKAGE_KEYS}) WHERE language IN ({langs})),
+            t AS (
+                SELECT * FROM (
+                    SELECT k.pkgkey, s.qualified_name, min(s.id) AS id
+                    FROM symbols s JOIN k ON k.path = s.file
+                    WHERE s.type = 'declaration' GROUP BY ALL
+                ) {types}
+            )
+            SELECT 'declaration', pkgkey, qualified_name, id FROM t
+            UNION ALL
+            SELECT 'function', k.pkgkey, s.qualified_name, min(s.id)
+            FROM symbols s JOIN k ON k.path = s.file
+            WHERE s.type = 'function' AND s.kind = 'method'
+              AND k.pkgkey IN (SELECT pkgkey FROM t)
             GROUP BY ALL
-            """
+            """,
+            params,
         ).fetchall():
             if kind == "declaration":
                 self._declared[sid] = (key, qname)
@@ -1160,8 +1282,8 @@ class _Hierarchy:
     def find(self, mro: list[str], member: str) -> str | None:
         """The first class in ``mro`` that defines ``member``: its id when it is a
         function, ``None`` when it is a field (not a call target) or nobody defines it."""
-        if not self._loaded:
-            self._load_members()
+        if not self._loaded and not self._fetched.issuperset(mro):
+            self.prefetch(set(mro))
         for c in mro:
             hit = self._methods.get(c, {}).get(member)
             if hit is not None:
@@ -1217,7 +1339,7 @@ def _remember_include_names(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE changed_names AS
-        SELECT DISTINCT unnest([s.name, s.qualified_name]) AS name FROM symbols s
+        SELECT DISTINCT s.file, unnest([s.name, s.qualified_name]) AS name FROM symbols s
         SEMI JOIN changed_paths c ON c.path = s.file
         WHERE s.language IN ({_include_in_list()})
         """
@@ -1234,11 +1356,11 @@ def _include_scope(con: duckdb.DuckDBPyConnection, changed_languages: set[str]) 
         con.execute("DROP TABLE IF EXISTS changed_names")
         return
     in_list = _include_in_list()
-    con.execute("CREATE TEMP TABLE IF NOT EXISTS changed_names (name VARCHAR)")
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS changed_names (file VARCHAR, name VARCHAR)")
     con.execute(
         f"""
         INSERT INTO changed_names
-        SELECT DISTINCT unnest([s.name, s.qualified_name]) FROM symbols s
+        SELECT DISTINCT s.file, unnest([s.name, s.qualified_name]) FROM symbols s
         SEMI JOIN changed_keys c ON c.path = s.file
         WHERE s.language IN ({in_list})
         """

@@ -96,6 +96,7 @@ class ScanResult:
 # rebuild; ``READ_SIDE_MODULES`` are the ones that only read, log or serve, which may change
 # without one. tests/test_scan.py checks that every module is in one list or the other.
 ROW_SOURCE_MODULES = (
+    "graph/interface.py",
     "graph/resolve.py",
     "graph/rules.py",
     "graph/typechains.py",
@@ -674,6 +675,7 @@ class Scanner:
         gone: list[str],
         touched: list[tuple[str, int]],
     ) -> tuple[int, int]:
+        from znt.graph import interface
         from znt.graph.resolve import rebuild_edges, remember_changed
         from znt.index import lexical, store
         from znt.index.embed.stage import prune
@@ -686,6 +688,9 @@ class Scanner:
             store.check_schema(con)
             con.execute("BEGIN")
             remember_changed(con, changed)
+            # What other files' edges read of the replaced files, before and after: an
+            # edit that leaves it as it was re-derives the file's own edges only.
+            before = interface.digests(con, replaced)
             con.execute(
                 "CREATE TEMP TABLE old_texts AS SELECT DISTINCT text_hash FROM embed_docs "
                 "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
@@ -707,7 +712,9 @@ class Scanner:
                 )
             self.progress("building_graph", 1, 1)
             if changed:
-                rebuild_edges(con, changed)
+                after = interface.digests(con, replaced)
+                quiet = [p for p in replaced if p in before and before[p] == after.get(p)]
+                rebuild_edges(con, changed, quiet)
             store.set_meta(con, meta)
             counts = _counts(con)
             _debug_pause("before_commit", self.project)

@@ -1,0 +1,87 @@
+"""What the edges of other files read from a file: its interface, as one digest per file.
+
+An incremental scan re-derives the edges of a changed file and, because their calls may
+now resolve differently, those of every file that could see it (``resolve._set_scope``):
+for a module the whole project imports, that is almost every file. But the edges of those
+other files read only some of a file's rows: its path, folder, module name and language;
+its symbols' names, kinds, owners and ids (and the signatures of the languages whose rules
+read types from them); the order of its bases; what it returns, exports and declares; its
+import candidates (re-exports are followed through them); and its own ``inherits``,
+``implements`` and ``imports`` edges (class hierarchies and include graphs). An edit that
+leaves all of that as it was (a function's body, a comment, a docstring, code moved down a
+few lines) cannot change another file's edges, so only the file's own edges are re-derived.
+
+``digests`` reads the first part from the tables, before and after the file's rows are
+replaced; ``resolve.rebuild_edges`` compares the file's own new edges of those kinds with
+the old ones and, if they differ, widens the scope as for any other change. A rule in
+``resolve`` that starts reading another column of another file's rows must be reflected
+here, or an incremental scan would differ from a clean one (tests/test_incremental_*.py).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import duckdb
+
+# Reference kinds other files' edges read: bases (in order), returned functions, exported
+# and declared names.
+REF_KINDS = ("inherits", "implements", "returns", "exports", "declares")
+# Edge kinds of a file that other files' edges read (hierarchies, include graphs).
+EDGE_KINDS = ("inherits", "implements", "imports")
+
+
+def _signature_languages() -> list[str]:
+    """Languages whose rules read another file's signatures: declared results and field
+    types (packages, method sets), file-local definitions (includes)."""
+    from znt.graph import resolve
+
+    return sorted(
+        set(resolve._package_scope_languages())
+        | set(resolve._method_set_languages())
+        | set(resolve._include_languages())
+    )
+
+
+def digests(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> dict[str, str]:
+    """The interface digest of each of ``paths`` that the index holds."""
+    if not paths:
+        return {}
+    signed = ", ".join(f"'{name}'" for name in _signature_languages()) or "''"
+    kinds = ", ".join(f"'{k}'" for k in REF_KINDS)
+    rows = con.execute(
+        f"""
+        WITH sel AS (SELECT DISTINCT unnest(?::VARCHAR[]) AS path),
+        parts AS (
+            SELECT f.path AS file,
+                   to_json(['f', f.dir, f.language, f.module_name]) AS item
+            FROM files f SEMI JOIN sel ON sel.path = f.path
+            UNION ALL
+            SELECT s.file, to_json(['s', s.id, s.name, s.qualified_name, s.type, s.kind,
+                                    s.parent_id, s.language,
+                                    CASE WHEN s.language IN ({signed}) THEN s.signature END])
+            FROM symbols s SEMI JOIN sel ON sel.path = s.file
+            UNION ALL
+            SELECT r.file, to_json(['r', r.kind, r.src, r.expr, r.target, r.resolution,
+                CASE WHEN r.kind IN ('inherits', 'implements') THEN (row_number() OVER (
+                    PARTITION BY r.file, r.src, r.kind ORDER BY r.line, r.col))::VARCHAR END])
+            FROM refs r SEMI JOIN sel ON sel.path = r.file
+            WHERE r.kind IN ({kinds})
+            UNION ALL
+            SELECT c.file, to_json(['c', (dense_rank() OVER (
+                       PARTITION BY c.file ORDER BY c.line))::VARCHAR,
+                       c.local, c.prio::VARCHAR, c.path, c.mode, c.member])
+            FROM import_candidates c SEMI JOIN sel ON sel.path = c.file
+        )
+        SELECT file, md5(string_agg(item::VARCHAR, chr(10) ORDER BY item::VARCHAR))
+        FROM parts GROUP BY file
+        """,
+        [list(paths)],
+    ).fetchall()
+    return {path: digest for path, digest in rows}
+
+
+def edge_kinds_sql() -> str:
+    return ", ".join(f"'{k}'" for k in EDGE_KINDS)
