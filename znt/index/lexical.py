@@ -9,10 +9,10 @@ rows (incremental for free):
   of it without a trip to ``symbols``;
 * ``lex_postings(file, sid, term, wtf)``: the weighted term frequency of each term in it.
 
-Queries read neither: a third table, ``lex_terms(term, df, syms, wtfs)``, holds each term's
-postings as two lists, derived from ``lex_postings`` after a scan (``refresh_terms``, only
-the terms of changed files on an incremental scan) and found through an ART index on
-``term``. A query then reads a handful of rows instead of filtering 1.7 M postings (sympy),
+Queries read neither: a third table, ``lex_terms(term, bucket, df, syms, wtfs)``, holds each
+term's postings as two lists per bucket of files (``TERM_BUCKETS``), derived from
+``lex_postings`` after a scan (``refresh_terms``, only the terms and buckets of changed files
+on an incremental scan) and found through an ART index on ``term``. A query then reads a handful of rows instead of filtering 1.7 M postings (sympy),
 and aggregates integers instead of string ids: about 3x less CPU on an index attached for
 one call (docs/decisions/0012-lexical-term-lists.md).
 
@@ -345,7 +345,10 @@ def bm25_sql(weights: dict[str, float], filtered: bool, boosted: bool = False) -
                        * wtf * {K1 + 1} / (wtf + {K1})) AS score
             FROM (
                 SELECT term, df, unnest(syms) AS sid, unnest(wtfs) AS wtf
-                FROM lex_terms WHERE term IN ({literal})
+                FROM (
+                    SELECT term, sum(df) OVER (PARTITION BY term) AS df, syms, wtfs
+                    FROM lex_terms WHERE term IN ({literal})
+                )
             )
             GROUP BY sid
         )"""
@@ -407,13 +410,27 @@ def rank(
 
 # -- lex_terms: the per-term lists queries read, derived from lex_postings --------------------
 
-TERM_LISTS_SQL = """
-    SELECT term, count(*)::INTEGER AS df, list(sid ORDER BY sid) AS syms,
-           list(wtf ORDER BY sid) AS wtfs
-    FROM lex_postings {where}
-    GROUP BY term
-    ORDER BY term
+# A term's postings are split by the file they come from into ``TERM_BUCKETS`` lists, so that
+# a rescan of one file re-aggregates the lists of its own bucket (a 64th of a common term's
+# postings) instead of the whole list of every term it has: ``self`` or ``return`` are in
+# nearly every file of a Python project (sympy: 55,000 postings), and re-listing those was
+# most of a one-file rescan (docs/benchmarks/scan.md). The bucket is a stable function of the
+# path (md5), computed per file, never per posting.
+TERM_BUCKETS = 64
+_BUCKET_SQL = f"(md5_number_lower(path) % {TERM_BUCKETS})::SMALLINT"
+FILE_BUCKETS_SQL = f"SELECT path AS file, {_BUCKET_SQL} AS bucket FROM files"
+
+TERM_LISTS_SQL = (
+    """
+    SELECT p.term, b.bucket, count(*)::INTEGER AS df, list(p.sid ORDER BY p.sid) AS syms,
+           list(p.wtf ORDER BY p.sid) AS wtfs
+    FROM lex_postings p JOIN ("""
+    + FILE_BUCKETS_SQL
+    + """) b ON b.file = p.file {where}
+    GROUP BY p.term, b.bucket
+    ORDER BY p.term, b.bucket
 """
+)
 
 
 def remember_terms(con: Any, changed: Sequence[str]) -> None:
@@ -428,9 +445,9 @@ def remember_terms(con: Any, changed: Sequence[str]) -> None:
 
 def refresh_terms(con: Any, changed: Sequence[str] | None = None) -> None:
     """Rebuild ``lex_terms`` from ``lex_postings``: all of it (``changed`` None, a full
-    build), or the lists of the terms the changed files had (``remember_terms``) or have
-    now. Common terms are in every file, so an incremental refresh re-aggregates their long
-    lists: on sympy 0.3 s for a leaf file, 1.3 s for ``core/basic.py`` (measured under load)."""
+    build), or, in the buckets of the changed files, the lists of the terms those files had
+    (``remember_terms``) or have now: every (term, bucket) list of that product is rebuilt
+    from the postings, so the result is what a full build gives."""
     if changed is None:
         con.execute("DELETE FROM lex_terms")
         con.execute("INSERT INTO lex_terms " + TERM_LISTS_SQL.format(where=""))
@@ -440,9 +457,21 @@ def refresh_terms(con: Any, changed: Sequence[str] | None = None) -> None:
         "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
         [list(changed)],
     )
-    con.execute("DELETE FROM lex_terms WHERE term IN (SELECT term FROM lex_touched)")
+    con.execute(
+        f"CREATE OR REPLACE TEMP TABLE lex_buckets AS SELECT DISTINCT {_BUCKET_SQL} AS bucket "
+        "FROM (SELECT unnest(?::VARCHAR[]) AS path)",
+        [list(changed)],
+    )
+    con.execute(
+        "DELETE FROM lex_terms WHERE term IN (SELECT term FROM lex_touched) "
+        "AND bucket IN (SELECT bucket FROM lex_buckets)"
+    )
     con.execute(
         "INSERT INTO lex_terms "
-        + TERM_LISTS_SQL.format(where="WHERE term IN (SELECT DISTINCT term FROM lex_touched)")
+        + TERM_LISTS_SQL.format(
+            where="WHERE p.term IN (SELECT DISTINCT term FROM lex_touched) "
+            "AND b.bucket IN (SELECT bucket FROM lex_buckets)"
+        )
     )
     con.execute("DROP TABLE lex_touched")
+    con.execute("DROP TABLE lex_buckets")

@@ -27,7 +27,7 @@ from znt.errors import Busy, IndexCorrupt, IndexIncompatible, IndexMissing
 if TYPE_CHECKING:
     import duckdb
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 
 # ``edges.resolution`` of an edge that left the project graph: the callee is unknown (or a
 # local variable's method, or one of several candidates).
@@ -123,6 +123,7 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
     # Derived from lex_postings after each scan (lexical.refresh_terms): what queries read.
     "lex_terms": (
         ("term", "VARCHAR"),
+        ("bucket", "SMALLINT"),
         ("df", "INTEGER"),
         ("syms", "BIGINT[]"),
         ("wtfs", "FLOAT[]"),
