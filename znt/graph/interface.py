@@ -35,12 +35,14 @@ EDGE_KINDS = ("inherits", "implements", "imports")
 
 def _signature_languages() -> list[str]:
     """Languages whose rules read another file's signatures: declared results and field
-    types (packages, method sets), file-local definitions (includes)."""
+    types (packages, method sets, chains of declared types: znt/graph/typechains.py),
+    file-local definitions (includes)."""
     from znt.graph import resolve
 
     return sorted(
         set(resolve._package_scope_languages())
         | set(resolve._method_set_languages())
+        | set(resolve._typed_member_languages())
         | set(resolve._include_languages())
     )
 
