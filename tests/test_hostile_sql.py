@@ -216,6 +216,31 @@ def test_sql_stops_on_ctrl_c(hostile: tuple[Path, list[str]]) -> None:
     assert "Traceback" not in err
 
 
+@pytest.mark.parametrize("delay", [0.15, 0.3, 0.6, 1.0])
+def test_ctrl_c_at_any_moment_exits_130_without_traceback(
+    hostile: tuple[Path, list[str]], delay: float
+) -> None:
+    """A Ctrl-C during the imports, the private copy, the schema check or before DuckDB has
+    started the statement (an interrupt sent then is lost unless repeated): the same quiet
+    exit as one during the query, never a traceback, an abort or a query left running."""
+    root, _links = hostile
+    for _attempt in range(4):
+        proc = _long_sql(root, "300", "SELECT count(*) FROM range(100000000000) a")
+        time.sleep(delay)
+        proc.send_signal(signal.SIGINT)
+        try:
+            _out, err = proc.communicate(timeout=20)
+        finally:
+            proc.kill()
+        # Too early for any code of znt's: the interpreter was still importing its own
+        # site module (Python reports that itself). Try again a little later.
+        if "init_import_site" not in err:
+            break
+        delay *= 2
+    assert proc.returncode == 130, (proc.returncode, err)
+    assert "Traceback" not in err and "internal error" not in err, err
+
+
 def test_a_running_sql_does_not_block_a_scan(hostile: tuple[Path, list[str]]) -> None:
     root, _links = hostile
     proc = _long_sql(root, "20", "SELECT count(*) FROM symbols, range(100000000000) a")

@@ -69,6 +69,9 @@ def main(argv: list[str] | None = None) -> None:
         typer.echo(f"znt: error: {exc.strerror or exc}{where}", err=True)
         sys.exit(EXIT_FAILURE)
     except Exception as exc:
+        if _interrupted(exc):
+            typer.echo("znt: interrupted", err=True)
+            sys.exit(130)
         if verbose:
             import traceback
 
@@ -78,6 +81,12 @@ def main(argv: list[str] | None = None) -> None:
         )
         sys.exit(EXIT_FAILURE)
     sys.exit(0)
+
+
+def _interrupted(exc: BaseException) -> bool:
+    """DuckDB notices a Ctrl-C in a statement run on the main thread itself and raises its
+    own error instead of KeyboardInterrupt."""
+    return type(exc).__name__ == "InterruptException" or str(exc) == "Query interrupted"
 
 
 def run() -> None:

@@ -23,6 +23,7 @@ import os
 import shutil
 import tempfile
 import threading
+import time
 from pathlib import Path
 from typing import Any
 
@@ -129,20 +130,29 @@ def _run(con: Any, text: str, limit: int, timeout: float) -> tuple[Any, list[Any
     worker.start()
     try:
         if not done.wait(timeout):
-            con.interrupt()
-            done.wait(5)
+            _stop(con, done)
             raise SqlTimeout(
                 f"the query did not finish within {timeout:g}s and was stopped "
                 "(raise --timeout, or narrow the query)",
                 timeout_s=timeout,
             )
     except KeyboardInterrupt:
-        con.interrupt()
-        done.wait(5)
+        _stop(con, done)
         raise
     if "error" in box:
         raise box["error"]
     return box["description"], box["rows"]
+
+
+def _stop(con: Any, done: threading.Event, within: float = 5.0) -> None:
+    """Interrupt the query until its thread reports back: an interrupt that comes before
+    DuckDB has started the statement is lost (a Ctrl-C in the first moments, on a loaded
+    machine), so it is repeated rather than sent once."""
+    deadline = time.monotonic() + within
+    while True:
+        con.interrupt()
+        if done.wait(0.05) or time.monotonic() > deadline:
+            return
 
 
 def _cap(rows: list[list[Any]], budget: int) -> tuple[list[list[Any]], bool]:
