@@ -110,3 +110,30 @@ def test_mcp_map_tool_in_the_full_profile(project: Path) -> None:
     data = anyio.run(main)
     cli = repo_map(project, "--focus", "app/x.py", "--max-tokens", "200")
     assert data["files"] == cli["files"]
+
+
+def test_an_edge_file_is_its_source_symbols_file(tmp_path: Path) -> None:
+    """The map's queries take an edge's source file from ``edges.file`` (where the reference
+    is) rather than joining ``symbols``: in every language's fixture, each edge the map
+    weighs starts at a symbol of that very file."""
+    import shutil
+
+    import duckdb
+
+    root = tmp_path / "langs"
+    shutil.copytree(Path(__file__).parent / "fixtures" / "lang", root)
+    done = run_znt("scan", "-q", "--no-embed", cwd=root)
+    assert done.returncode == 0, done.stderr
+    con = duckdb.connect(str(root / ".znt" / "index.duckdb"), read_only=True)
+    try:
+        total, no_symbol, elsewhere, languages = con.execute(
+            "SELECT count(*), count(*) FILTER (WHERE s.id IS NULL),"
+            " count(*) FILTER (WHERE s.file <> e.file),"
+            " (SELECT count(DISTINCT language) FROM files)"
+            " FROM edges e LEFT JOIN symbols s ON s.id = e.src"
+            " WHERE e.kind IN ('call', 'inherits', 'implements', 'imports') AND e.confidence > 0"
+        ).fetchone()
+    finally:
+        con.close()
+    assert total > 100 and languages >= 10
+    assert (no_symbol, elsewhere) == (0, 0)

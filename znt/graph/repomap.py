@@ -58,15 +58,16 @@ def rank_files(con: Any, focus_files: dict[str, float] | None = None) -> Ranking
     import networkx as nx
 
     kinds = ", ".join(f"'{k}'" for k in EDGE_KINDS)
+    # An edge's ``file`` is where its reference is, the file of its source symbol
+    # (docs/data-model.md; tests/test_map.py checks it): one join fewer, half the query.
     pairs = con.execute(
         f"""
-        SELECT a.file, b.file, sum(e.confidence) AS w
+        SELECT e.file, b.file, sum(e.confidence) AS w
         FROM edges e
-        JOIN symbols a ON a.id = e.src
         JOIN symbols b ON b.id = e.dst
-        WHERE e.kind IN ({kinds}) AND e.confidence > 0 AND a.file <> b.file
-        GROUP BY a.file, b.file
-        ORDER BY a.file, b.file
+        WHERE e.kind IN ({kinds}) AND e.confidence > 0 AND e.file <> b.file
+        GROUP BY e.file, b.file
+        ORDER BY e.file, b.file
         """
     ).fetchall()
     files = [r[0] for r in con.execute("SELECT path FROM files ORDER BY path").fetchall()]
@@ -153,17 +154,23 @@ def _entries(
             WHERE file IN ({marks}) AND type <> 'namespace' AND type <> 'dependency'
         ),
         incoming AS (
-            SELECT e.dst AS id, a.file AS src_file, sum(e.confidence) AS w
-            FROM edges e JOIN symbols a ON a.id = e.src
+            SELECT e.dst AS id, e.file AS src_file, sum(e.confidence) AS w
+            FROM edges e
             WHERE e.kind IN ({kinds}) AND e.confidence > 0
-              AND e.dst IN (SELECT id FROM wanted) AND a.file <> split_part(e.dst, '::', 1)
-            GROUP BY e.dst, a.file
+              AND e.dst IN (SELECT id FROM wanted) AND e.file <> split_part(e.dst, '::', 1)
+            GROUP BY e.dst, e.file
+        ),
+        -- Each symbol's callers' files as one list (in file order, so the score's sum is
+        -- the same every run), grouped before the join: the symbols' own columns are
+        -- not grouped on.
+        callers AS (
+            SELECT id, list(struct_pack(f := src_file, w := w) ORDER BY src_file) AS files
+            FROM incoming GROUP BY id
         )
         SELECT w.id, w.file, w.name, w.qualified_name, w.type, w.kind, w.start_line,
                coalesce(w.signature, ''), w.parent_id = w.file OR w.parent_id IS NULL,
-               list(struct_pack(f := i.src_file, w := i.w)) FILTER (WHERE i.id IS NOT NULL)
-        FROM wanted w LEFT JOIN incoming i ON i.id = w.id
-        GROUP BY ALL
+               c.files
+        FROM wanted w LEFT JOIN callers c ON c.id = w.id
         """,
         list(files),
     ).fetchall()
