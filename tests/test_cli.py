@@ -487,3 +487,22 @@ def test_root_help_lists_commands_without_building_their_parameters():
         ("scan", "Index PATH (default: the current project) incrementally."),
     ):
         assert any(name in line and summary in line for line in proc.stdout.splitlines())
+
+
+def test_a_command_imported_before_the_first_call_is_prepared_like_the_others():
+    """A program (or test) that imports a command's module before the first ``main`` gets
+    that command built by Typer itself; it still takes the global options after its name
+    and converts its values without pydantic."""
+    code = (
+        "import sys\n"
+        "import znt.cli.inspect\n"
+        "from znt.cli import main\n"
+        "try:\n"
+        "    main(['stats', '--help'])\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print('pydantic' in sys.modules)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert "Global options" in proc.stdout and "--project" in proc.stdout, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1] == "False"

@@ -400,6 +400,10 @@ def command() -> Any:
     if _COMMAND is None:
         group = typer_main.get_command(app)
         _plain_params(group)
+        # Commands whose modules were imported before this first call (a test, an embedding
+        # program) were built by Typer itself: they get what ``_adopt`` gives the others.
+        for sub in getattr(group, "commands", {}).values():
+            _prepare(sub, group)
         _COMMAND = group
     return _COMMAND
 
