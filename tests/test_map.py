@@ -137,3 +137,79 @@ def test_an_edge_file_is_its_source_symbols_file(tmp_path: Path) -> None:
         con.close()
     assert total > 100 and languages >= 10
     assert (no_symbol, elsewhere) == (0, 0)
+
+
+def _small_project(root: Path) -> Path:
+    (root / "app").mkdir(parents=True)
+    (root / "app" / "__init__.py").write_text("")
+    (root / "app" / "core.py").write_text(CORE)
+    for n in "abc":
+        (root / "app" / f"{n}.py").write_text(USER.format(n=n))
+    (root / "app" / "y.py").write_text("def leaf():\n    return 0\n")
+    done = run_znt("scan", "-q", "--no-embed", cwd=root)
+    assert done.returncode == 0, done.stderr
+    return root
+
+
+def _generation(root: Path) -> str:
+    import duckdb
+
+    con = duckdb.connect(str(root / ".znt" / "index.duckdb"), read_only=True)
+    try:
+        return str(con.execute("SELECT value FROM meta WHERE key = 'generation'").fetchone()[0])
+    finally:
+        con.close()
+
+
+def _without_freshness(doc: dict) -> dict:
+    return {k: v for k, v in doc.items() if k != "freshness"}
+
+
+def test_the_ranking_is_kept_per_index_generation(tmp_path: Path) -> None:
+    """The project-wide ranking is stored in .znt/ for the index generation it was computed
+    on and read back by the next map (a stored ranking that says otherwise is what the map
+    shows, so it is read); a focus, another generation or a damaged file are ranked afresh,
+    with the same answer as the first map."""
+    root = _small_project(tmp_path / "proj")
+    stored = root / ".znt" / "map-ranking.json"
+    first = repo_map(root)
+    assert first["files"][0]["path"] == "app/core.py"
+    kept = json.loads(stored.read_text())
+    assert kept["generation"] == _generation(root)
+    assert all(round(kept["ranks"][f["path"]], 8) == f["rank"] for f in first["files"])
+    assert _without_freshness(repo_map(root)) == _without_freshness(first)
+
+    # A stored ranking of this generation is used as it is: here it puts y.py first.
+    forged = dict(kept, ranks={p: (0.9 if p == "app/y.py" else 0.01) for p in kept["ranks"]})
+    stored.write_text(json.dumps(forged))
+    assert repo_map(root)["files"][0]["path"] == "app/y.py"
+    # ... but not for a focus, nor for another generation, nor when it is not a ranking.
+    assert repo_map(root, "--focus", "app/a.py")["files"][0]["path"] != "app/y.py"
+    for bad in (json.dumps(dict(forged, generation="other")), "{not json", json.dumps([1])):
+        stored.write_text(bad)
+        assert _without_freshness(repo_map(root)) == _without_freshness(first)
+        assert json.loads(stored.read_text())["generation"] == _generation(root)
+
+    # A scan that changes the graph makes a new generation: the old ranking is not used.
+    stored.write_text(json.dumps(forged))
+    for n in "defgh":
+        (root / "app" / f"{n}.py").write_text("from app.y import leaf\n\n\ndef f():\n    leaf()\n")
+    assert run_znt("scan", "-q", "--no-embed", cwd=root).returncode == 0
+    after = repo_map(root)
+    assert after["files"][0]["path"] == "app/y.py" and after["files"][0]["rank"] != 0.9
+    assert json.loads(stored.read_text())["generation"] == _generation(root)
+
+
+def test_a_stored_ranking_that_is_a_link_is_neither_read_nor_followed(tmp_path: Path) -> None:
+    root = _small_project(tmp_path / "proj")
+    outside = tmp_path / "outside.json"
+    first = repo_map(root)
+    kept = (root / ".znt" / "map-ranking.json").read_text()
+    forged = json.loads(kept)
+    forged["ranks"] = {p: (0.9 if p == "app/y.py" else 0.01) for p in forged["ranks"]}
+    outside.write_text(json.dumps(forged))
+    (root / ".znt" / "map-ranking.json").unlink()
+    (root / ".znt" / "map-ranking.json").symlink_to(outside)
+    assert _without_freshness(repo_map(root)) == _without_freshness(first)
+    assert json.loads(outside.read_text()) == forged
+    assert not (root / ".znt" / "map-ranking.json").is_symlink()

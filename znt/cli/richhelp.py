@@ -4,7 +4,7 @@
 ``rich.markdown`` and ``rich.traceback`` at its top. znt renders help in the ``rich``
 markup mode and turns Typer's pretty exceptions off, so neither is ever used, yet the two
 bring markdown-it, pygments, ``rich.syntax``, ``rich.pretty`` and attrs along: about 40% of
-``znt --help`` (docs/decisions/0021-typer-help-imports.md). ``install`` registers an import
+``znt --help`` (docs/decisions/0021-one-shot-start-up.md). ``install`` registers an import
 hook that loads ``typer.rich_utils`` with stand-ins for those two names; a stand-in imports
 the real class the first time it is called or asked for an attribute, so markdown help or a
 rich traceback, should either ever be used, still works. Every other import of

@@ -19,7 +19,7 @@ import math
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeGuard
 
 EDGE_KINDS = ("call", "inherits", "implements", "imports")
 ALPHA = 0.85
@@ -88,6 +88,59 @@ def rank_files(con: Any, focus_files: dict[str, float] | None = None) -> Ranking
     for s, _d, w in pairs:
         out_weight[s] += float(w)
     return Ranking(dict(ranks), dict(out_weight), len(pairs), bool(focus))
+
+
+# The format of a stored ranking (``ranking_to_json``); a change makes old ones unreadable.
+RANKING_FORMAT = 1
+
+
+def ranking_to_json(ranking: Ranking, generation: str) -> bytes:
+    """A project-wide ranking (no focus) of the index ``generation``, for ``ranking_from_json``
+    to read back exactly: floats are written by their shortest repr, which reads back to the
+    same float."""
+    import json
+
+    return json.dumps(
+        {
+            "format": RANKING_FORMAT,
+            "generation": generation,
+            "alpha": ALPHA,
+            "edge_kinds": list(EDGE_KINDS),
+            "edges": ranking.edges,
+            "ranks": ranking.ranks,
+            "out_weight": ranking.out_weight,
+        },
+        separators=(",", ":"),
+    ).encode()
+
+
+def ranking_from_json(data: bytes, generation: str) -> Ranking | None:
+    """The ranking ``ranking_to_json`` wrote for this very index ``generation`` with this
+    module's parameters, or None (another generation, another format, or not a ranking at
+    all: the file is in a folder a repository could ship)."""
+    import json
+
+    try:
+        doc = json.loads(data)
+    except ValueError:
+        return None
+    if not isinstance(doc, dict) or (
+        doc.get("format"),
+        doc.get("generation"),
+        doc.get("alpha"),
+        doc.get("edge_kinds"),
+    ) != (RANKING_FORMAT, generation, ALPHA, list(EDGE_KINDS)):
+        return None
+    ranks, out_weight, edges = doc.get("ranks"), doc.get("out_weight"), doc.get("edges")
+    if not (isinstance(edges, int) and _floats(ranks) and _floats(out_weight)):
+        return None
+    return Ranking(ranks, out_weight, edges, False)
+
+
+def _floats(table: object) -> TypeGuard[dict[str, float]]:
+    return isinstance(table, dict) and all(
+        isinstance(k, str) and type(v) is float for k, v in table.items()
+    )
 
 
 @dataclass
