@@ -96,15 +96,17 @@ def run() -> None:
     Destroying a DuckDB instance at interpreter exit costs 40-60 ms, about a sixth of a
     one-shot ``znt search`` on sympy (docs/benchmarks/query.md). A read command holds no
     file, lock, child process or temporary folder by the time ``main`` returns, so once
-    its output is flushed nothing is left for that teardown to do. Everything else (scan,
-    setup, hooks, the MCP server) exits the ordinary way. ``main`` itself never does this,
-    so a caller in the same process (tests) keeps its interpreter."""
+    its output is flushed nothing is left for that teardown to do. Neither has a run that
+    names no command (``znt --help``, ``--version``, a mistyped command), whose teardown of
+    Typer and rich would be an eighth of ``znt --help``. Everything else (scan, setup, hooks,
+    the MCP server) exits the ordinary way. ``main`` itself never does this, so a caller in
+    the same process (tests) keeps its interpreter."""
     args = sys.argv[1:]
     name = next((a for a in args if a in COMMAND_MODULES), None)
     try:
         main()
     except SystemExit as exc:
-        if name not in READ_COMMANDS:
+        if name is not None and name not in READ_COMMANDS:
             raise
         code = exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
         if isinstance(exc.code, str):
