@@ -12,7 +12,6 @@ import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -514,22 +513,3 @@ def test_stats_count_the_queries_of_both_path_searches(project: Path) -> None:
     assert both["paths"] == backward["paths"]
     assert both["stats"]["queries"] == forward["stats"]["queries"] + backward["stats"]["queries"]
     assert both["stats"]["levels"] == backward["stats"]["levels"]
-
-
-def test_prefetch_imports_networkx_on_a_thread_and_survives_a_missing_module():
-    """A graph command starts importing networkx on a background thread (it overlaps the
-    index's queries); a module that cannot be imported costs nothing but itself."""
-    code = (
-        "import sys, threading\n"
-        "from znt.graph import traverse as tv\n"
-        "assert 'networkx' not in sys.modules\n"
-        "tv.prefetch('znt_no_such_module', 'networkx')\n"
-        "for t in threading.enumerate():\n"
-        "    if t.name == 'znt-prefetch':\n"
-        "        t.join()\n"
-        "print('networkx' in sys.modules, 'znt_no_such_module' in sys.modules)\n"
-        "import networkx\n"
-        "print(networkx.DiGraph([(1, 2)]).number_of_edges())\n"
-    )
-    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert proc.stdout.split() == ["True", "False", "1"], proc.stderr

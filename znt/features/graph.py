@@ -27,10 +27,8 @@ def graph(
 ) -> GraphBody:
     """The neighbourhood of FROM or, with ``to``, the shortest call paths FROM -> TO, over
     the (parsed) edge ``kinds``; whether the answer is complete or a lower bound, and why."""
-    from znt.graph import traverse as tv
-
-    tv.prefetch()
     from znt.export.dataset import index_or_dataset
+    from znt.graph import traverse as tv
 
     # A dataset has no work tree: FROM/TO name symbols or repository-prefixed paths.
     root = proj.root if proj is not None else Path("/nonexistent-dataset-root")

@@ -88,9 +88,6 @@ def repo_map(project: Project, paths: list[str], *, max_tokens: int, focus: list
         generation = store.get_meta(con).get("generation")
         ranking = None if focus_files else _stored_ranking(project, generation)
         if ranking is None:
-            # PageRank: networkx, and the scipy.sparse it computes with, imported on a
-            # thread while DuckDB builds the file graph (the ranking waits for both).
-            tv.prefetch("networkx", "scipy.sparse")
             ranking = repomap.rank_files(con, focus_files)
             if not focus_files:
                 _store_ranking(project, ranking, generation)

@@ -17,15 +17,11 @@ carry a start node's name (possible callers the index could not bind).
 
 from __future__ import annotations
 
-import contextlib
 import functools
-import importlib
 import itertools
 import json
 import os
 import re
-import sys
-import threading
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -487,29 +483,6 @@ def _networkx() -> Any:
     import networkx
 
     return networkx
-
-
-def prefetch(*modules: str) -> None:
-    """Start importing ``modules`` (networkx by default) on a background thread, for a
-    command about to walk a graph: the import is pure Python and the index's queries run
-    in DuckDB without the interpreter lock, so on a second core the two overlap (a one-shot
-    ``znt graph`` spends ~40% of its time importing networkx; docs/benchmarks/query.md).
-    The walk's own ``import networkx`` waits for this one to finish (Python's per-module
-    import lock) or, if it failed, imports again and raises there. Once per process."""
-    wanted = [m for m in modules or ("networkx",) if m not in sys.modules and m not in _prefetched]
-    if not wanted:
-        return
-    _prefetched.update(wanted)
-
-    def run() -> None:
-        for name in wanted:
-            with contextlib.suppress(Exception):
-                importlib.import_module(name)
-
-    threading.Thread(target=run, name="znt-prefetch", daemon=True).start()
-
-
-_prefetched: set[str] = set()
 
 
 def neighbourhood(
