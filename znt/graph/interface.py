@@ -29,8 +29,6 @@ if TYPE_CHECKING:
 # Reference kinds other files' edges read: bases (in order), returned functions, exported
 # and declared names.
 REF_KINDS = ("inherits", "implements", "returns", "exports", "declares")
-# Edge kinds of a file that other files' edges read (hierarchies, include graphs).
-EDGE_KINDS = ("inherits", "implements", "imports")
 
 
 def _signature_languages() -> list[str]:
@@ -83,7 +81,3 @@ def digests(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> dict[str, s
         [list(paths)],
     ).fetchall()
     return {path: digest for path, digest in rows}
-
-
-def edge_kinds_sql() -> str:
-    return ", ".join(f"'{k}'" for k in EDGE_KINDS)

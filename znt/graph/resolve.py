@@ -401,12 +401,15 @@ def _set_quiet(con: duckdb.DuckDBPyConnection, quiet: Sequence[str]) -> None:
         con.execute("DELETE FROM changed_names WHERE file IN (SELECT path FROM quiet)")
 
 
-def _quiet_edges_changed(con: duckdb.DuckDBPyConnection) -> bool:
-    """Whether a quiet file's own edges that other files read (interface.EDGE_KINDS) differ
-    from those the index holds."""
-    from znt.graph.interface import edge_kinds_sql
+# Edge kinds of a file that other files' edges read (hierarchies, include graphs): part of a
+# file's interface (znt/graph/interface.py, which imports this module, reads them here).
+INTERFACE_EDGE_KINDS = ("inherits", "implements", "imports")
 
-    kinds = edge_kinds_sql()
+
+def _quiet_edges_changed(con: duckdb.DuckDBPyConnection) -> bool:
+    """Whether a quiet file's own edges that other files read (``INTERFACE_EDGE_KINDS``)
+    differ from those the index holds."""
+    kinds = ", ".join(f"'{k}'" for k in INTERFACE_EDGE_KINDS)
     row = con.execute(
         f"""
         WITH old AS (
