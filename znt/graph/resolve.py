@@ -48,7 +48,7 @@ from these tables, so it stays a function of them like the SQL rules.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
@@ -932,7 +932,7 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
     rows.extend(_chain_rows(con, {r[0] for r in rows}))
     if not rows:
         return
-    hierarchy = _Hierarchy(con)
+    hierarchy = _Hierarchy(con, {row[3] for row in rows})
     hierarchy.prefetch({row[3] for row in rows})
     found = []
     for rid, hint, member, cls in rows:
@@ -1036,7 +1036,7 @@ def _method_set_edges(con: duckdb.DuckDBPyConnection) -> None:
     set is more than its own methods) and one without methods are left out. The package
     bounds it: a changed file's package is in scope, so incremental equals clean."""
     langs = [name for name in _method_set_languages() if name in _package_scope_languages()]
-    if not langs:
+    if not _scope_has(con, langs):
         return
     in_list = ", ".join(f"'{name}'" for name in langs)
     con.execute(
@@ -1105,7 +1105,7 @@ def _constructor_edges(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     if not rows:
         return
-    hierarchy = _Hierarchy(con)
+    hierarchy = _Hierarchy(con, {row[1] for row in rows})
     hierarchy.prefetch({row[1] for row in rows})
     out = []
     for src, cls, file, line, count, resolution in rows:
@@ -1122,9 +1122,9 @@ def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
     the method of each project type that ``implements`` the interface (``method_set``
     edges): one ``ambiguous`` edge (0.5) to each, beside the certain edge to the interface
     method. The implementing type's method may be declared in any file of its package."""
+    if not _scope_has(con, _method_set_languages()):
+        return  # the calls are those of files in scope
     langs = ", ".join(f"'{name}'" for name in _method_set_languages())
-    if not langs:
-        return
     con.execute(
         f"""
         INSERT INTO new_edges
@@ -1153,6 +1153,21 @@ def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
+def _scope_has(con: duckdb.DuckDBPyConnection, languages: Iterable[str]) -> bool:
+    """Whether a file in ``scope`` is in one of ``languages``: the rules of a language no
+    file in scope has are skipped (their queries join whole tables; on a one-file rescan of
+    a Python project, the Go and C rules cost more than the file's own edges)."""
+    wanted = sorted(languages)
+    if not wanted:
+        return False
+    row = con.execute(
+        "SELECT 1 FROM files f SEMI JOIN scope s ON s.path = f.path "
+        "WHERE f.language IN (SELECT unnest(?::VARCHAR[])) LIMIT 1",
+        [wanted],
+    ).fetchone()
+    return row is not None
+
+
 # Above this many classes, ``_Hierarchy.prefetch`` reads every class's members at once.
 PREFETCH_ALL = 5000
 
@@ -1162,22 +1177,32 @@ class _Hierarchy:
     edges of the files being rebuilt come from ``new_edges``, the others from ``edges``;
     the order of bases from the position of their ``inherits`` references."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+    def __init__(self, con: duckdb.DuckDBPyConnection, classes: set[str]) -> None:
+        """The bases of ``classes`` and of their bases, transitively (what their MROs
+        read): a rebuild of a few files reads a few classes' bases, not every class's."""
         self.con = con
         rows = con.execute(
             """
-            WITH e AS (
+            WITH RECURSIVE e AS (
                 SELECT src, dst FROM new_edges WHERE kind = 'inherits'
                 UNION
                 SELECT src, dst FROM edges
                 WHERE kind = 'inherits' AND file NOT IN (SELECT path FROM scope)
+            ),
+            up(cls) AS (
+                SELECT unnest(?::VARCHAR[])
+                UNION
+                SELECT e.dst FROM up JOIN e ON e.src = up.cls
             )
             SELECT e.src, e.dst, coalesce(d.name, regexp_extract(e.dst, '[^.:]*$')) AS name
-            FROM e LEFT JOIN symbols d ON d.id = e.dst
-            """
+            FROM e SEMI JOIN up ON up.cls = e.src LEFT JOIN symbols d ON d.id = e.dst
+            """,
+            [sorted(classes)],
         ).fetchall()
         refs = con.execute(
-            "SELECT src, expr, line, col FROM refs WHERE kind = 'inherits' ORDER BY line, col"
+            "SELECT src, expr, line, col FROM refs WHERE kind = 'inherits' "
+            "AND src IN (SELECT unnest(?::VARCHAR[])) ORDER BY line, col",
+            [sorted({row[0] for row in rows})],
         ).fetchall()
         order: dict[str, list[str]] = {}
         for src, expr, _line, _col in refs:
@@ -1390,8 +1415,8 @@ def _include_scope(con: duckdb.DuckDBPyConnection, changed_languages: set[str]) 
 def _include_targets(con: duckdb.DuckDBPyConnection) -> None:
     """``import`` through ``#include``: see the comment above ``_INCLUDE_REF_KINDS``."""
     langs = _include_languages()
-    if not langs:
-        return
+    if not _scope_has(con, langs):
+        return  # the references are those of files in scope
     in_list = _include_in_list()
     file_local = " OR ".join(
         f"(d.language = '{name}' AND d.kind = 'function' AND starts_with(d.signature, '{prefix}'))"
