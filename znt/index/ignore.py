@@ -87,7 +87,7 @@ def parse_rules(lines: Iterable[str], source: str) -> list[Rule]:
         body = body.lstrip("/")
         regex = _glob_to_regex(body)
         if not anchored:
-            regex = "(?:.*/)?" + regex
+            regex = UNANCHORED + regex
         rules.append(Rule(line, negated, dir_only, regex, source))
     return rules
 
@@ -98,20 +98,23 @@ class IgnoreLevel:
 
     base: str  # folder of the ignore file, relative to the project root ("" at the root)
     rules: list[Rule]
-    _groups: list[tuple[bool, bool, re.Pattern[str], list[Rule]]] = field(default_factory=list)
+    _groups: list[_Group] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         # Consecutive rules with the same sign and dir-only flag share one alternation, so
-        # a path is tested against a few regexes instead of every pattern.
+        # a path is tested against a few regexes instead of every pattern. A pattern without
+        # a slash matches the last component at any depth: its alternation is tried on the
+        # name alone, not on every folder boundary of the path.
         groups: list[tuple[bool, bool, list[Rule]]] = []
         for rule in self.rules:
             if groups and groups[-1][0] == rule.negated and groups[-1][1] == rule.dir_only:
                 groups[-1][2].append(rule)
             else:
                 groups.append((rule.negated, rule.dir_only, [rule]))
-        for negated, dir_only, members in groups:
-            regex = re.compile("|".join(f"(?:{r.regex})" for r in members) + r"\Z")
-            self._groups.append((negated, dir_only, regex, members))
+        for _negated, dir_only, members in groups:
+            names = [r.regex[len(UNANCHORED) :] for r in members if _unanchored(r)]
+            paths = [r.regex for r in members if not _unanchored(r)]
+            self._groups.append(_Group(dir_only, _alternation(names), _alternation(paths), members))
 
     def match(self, rel: str, is_dir: bool) -> Rule | None:
         """The last rule that matches ``rel`` (a path relative to the project root)."""
@@ -119,14 +122,42 @@ class IgnoreLevel:
             if not rel.startswith(self.base + "/"):
                 return None
             rel = rel[len(self.base) + 1 :]
-        for _negated, dir_only, regex, members in reversed(self._groups):
-            if dir_only and not is_dir:
+        name = rel.rsplit("/", 1)[-1]
+        for group in reversed(self._groups):
+            if group.dir_only and not is_dir:
                 continue
-            if regex.match(rel):
-                for rule in reversed(members):
+            if (group.names is not None and group.names.match(name)) or (
+                group.paths is not None and group.paths.match(rel)
+            ):
+                if len(group.members) == 1:
+                    return group.members[0]
+                for rule in reversed(group.members):
                     if re.match(rule.regex + r"\Z", rel):
                         return rule
         return None
+
+
+UNANCHORED = "(?:.*/)?"  # what ``parse_rules`` puts before a pattern without a slash
+
+
+def _unanchored(rule: Rule) -> bool:
+    return rule.regex.startswith(UNANCHORED)
+
+
+def _alternation(regexes: list[str]) -> re.Pattern[str] | None:
+    # The end anchor applies to every alternative (outside the group it would bind to
+    # the last one only).
+    if not regexes:
+        return None
+    return re.compile("(?:" + "|".join(f"(?:{r})" for r in regexes) + r")\Z")
+
+
+@dataclass
+class _Group:
+    dir_only: bool
+    names: re.Pattern[str] | None  # matched against the last component of the path
+    paths: re.Pattern[str] | None  # matched against the whole path
+    members: list[Rule]
 
 
 def first_verdict(levels: list[IgnoreLevel], rel: str, is_dir: bool) -> Rule | None:
