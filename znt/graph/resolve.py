@@ -649,7 +649,8 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
         FROM ref_targets rt JOIN scoped_refs r ON r.rid = rt.rid
         """
     )
-    _member_targets(con)
+    classes = _OneHierarchy(con)
+    _member_targets(con, classes)
 
     # Everything else leaves the project: through an external import, or unresolved.
     con.execute(
@@ -678,7 +679,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
         WHERE r.target IS NULL
         """
     )
-    _constructor_edges(con)
+    _constructor_edges(con, classes)
     _method_set_edges(con)
     _dispatch_edges(con)
 
@@ -810,7 +811,7 @@ _DECLARED_RESULT = r"\)\s*\(?\s*(?:[A-Za-z_]\w*\s+)?\*?\s*([A-Za-z_]\w*)\s*(,[^(
 _FIELD_TYPE = r"^[A-Za-z_]\w*\s+\*?([A-Za-z_]\w*)$"
 
 
-def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
+def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> None:
     """Resolve ``Prefix.member`` callees whose prefix names a project class (through the
     file's own classes or its imports) to the first class in its method resolution order
     that defines ``member`` as a function; ``super`` hints start after the class itself.
@@ -932,7 +933,7 @@ def _member_targets(con: duckdb.DuckDBPyConnection) -> None:
     rows.extend(_chain_rows(con, {r[0] for r in rows}))
     if not rows:
         return
-    hierarchy = _Hierarchy(con, {row[3] for row in rows})
+    hierarchy = classes.get()
     hierarchy.prefetch({row[3] for row in rows})
     found = []
     for rid, hint, member, cls in rows:
@@ -1088,7 +1089,7 @@ def _method_set_edges(con: duckdb.DuckDBPyConnection) -> None:
     )
 
 
-def _constructor_edges(con: duckdb.DuckDBPyConnection) -> None:
+def _constructor_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> None:
     """A call of a class also calls its ``__init__`` (its own or a base's), for languages
     whose constructor is a method of that name."""
     langs = _init_languages()
@@ -1105,7 +1106,7 @@ def _constructor_edges(con: duckdb.DuckDBPyConnection) -> None:
     ).fetchall()
     if not rows:
         return
-    hierarchy = _Hierarchy(con, {row[1] for row in rows})
+    hierarchy = classes.get()
     hierarchy.prefetch({row[1] for row in rows})
     out = []
     for src, cls, file, line, count, resolution in rows:
@@ -1172,37 +1173,45 @@ def _scope_has(con: duckdb.DuckDBPyConnection, languages: Iterable[str]) -> bool
 PREFETCH_ALL = 5000
 
 
+class _OneHierarchy:
+    """The class hierarchy of one edge rebuild, read when its member or constructor rule
+    first needs it and shared by both (reading it costs a scan of ``edges``). It leaves
+    out bases outside the project (``ext::``), which define no member and are derived
+    after the member rule runs: so what it holds does not depend on which rule read it
+    first, nor on whether a class's file is in scope."""
+
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
+        self.con = con
+        self._hierarchy: _Hierarchy | None = None
+
+    def get(self) -> _Hierarchy:
+        if self._hierarchy is None:
+            self._hierarchy = _Hierarchy(self.con)
+        return self._hierarchy
+
+
 class _Hierarchy:
     """Classes, their bases in order and their methods, read from the tables: ``inherits``
     edges of the files being rebuilt come from ``new_edges``, the others from ``edges``;
     the order of bases from the position of their ``inherits`` references."""
 
-    def __init__(self, con: duckdb.DuckDBPyConnection, classes: set[str]) -> None:
-        """The bases of ``classes`` and of their bases, transitively (what their MROs
-        read): a rebuild of a few files reads a few classes' bases, not every class's."""
+    def __init__(self, con: duckdb.DuckDBPyConnection) -> None:
         self.con = con
         rows = con.execute(
             """
-            WITH RECURSIVE e AS (
+            WITH e AS (
                 SELECT src, dst FROM new_edges WHERE kind = 'inherits'
                 UNION
                 SELECT src, dst FROM edges
                 WHERE kind = 'inherits' AND file NOT IN (SELECT path FROM scope)
-            ),
-            up(cls) AS (
-                SELECT unnest(?::VARCHAR[])
-                UNION
-                SELECT e.dst FROM up JOIN e ON e.src = up.cls
             )
             SELECT e.src, e.dst, coalesce(d.name, regexp_extract(e.dst, '[^.:]*$')) AS name
-            FROM e SEMI JOIN up ON up.cls = e.src LEFT JOIN symbols d ON d.id = e.dst
-            """,
-            [sorted(classes)],
+            FROM e LEFT JOIN symbols d ON d.id = e.dst
+            WHERE NOT starts_with(e.dst, 'ext::')
+            """
         ).fetchall()
         refs = con.execute(
-            "SELECT src, expr, line, col FROM refs WHERE kind = 'inherits' "
-            "AND src IN (SELECT unnest(?::VARCHAR[])) ORDER BY line, col",
-            [sorted({row[0] for row in rows})],
+            "SELECT src, expr, line, col FROM refs WHERE kind = 'inherits' ORDER BY line, col"
         ).fetchall()
         order: dict[str, list[str]] = {}
         for src, expr, _line, _col in refs:
