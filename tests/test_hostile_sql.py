@@ -241,6 +241,38 @@ def test_ctrl_c_at_any_moment_exits_130_without_traceback(
     assert "Traceback" not in err and "internal error" not in err, err
 
 
+@pytest.mark.skipif(not Path("/proc/self/task").is_dir(), reason="needs Linux's /proc")
+def test_ctrl_c_delivered_to_a_duckdb_thread_still_stops_the_query(
+    hostile: tuple[Path, list[str]],
+) -> None:
+    """The kernel hands a process's SIGINT to any thread that does not block it; on a busy
+    machine that is often one of DuckDB's. Sent to such a thread on purpose (tgkill), it must
+    stop the query as promptly as one the main thread receives. (A wait of the main thread
+    that is not woken by the signal ran the query on to its timeout.)"""
+    import ctypes
+
+    root, _links = hostile
+    proc = _long_sql(root, "300", "SELECT count(*) FROM range(100000000000) a")
+    try:
+        deadline = time.monotonic() + 60
+        others: list[int] = []
+        while time.monotonic() < deadline and not others:  # DuckDB's threads are up
+            time.sleep(0.2)
+            tids = [int(t) for t in os.listdir(f"/proc/{proc.pid}/task")]
+            others = [t for t in tids if t != proc.pid] if len(tids) > 3 else []
+        assert others, "znt sql never started DuckDB's threads"
+        time.sleep(1.0)  # the statement is running
+        libc = ctypes.CDLL(None, use_errno=True)
+        SYS_TGKILL = 234  # x86-64
+        for tid in others:  # whichever of them takes it, the main thread gets no EINTR
+            libc.syscall(SYS_TGKILL, proc.pid, tid, signal.SIGINT)
+        # The bound: well under the 300 s timeout, and well over what a stop takes (< 1 s).
+        _out, err = proc.communicate(timeout=10)
+    finally:
+        proc.kill()
+    assert proc.returncode == 130, (proc.returncode, err)
+
+
 def test_a_running_sql_does_not_block_a_scan(hostile: tuple[Path, list[str]]) -> None:
     root, _links = hostile
     proc = _long_sql(root, "20", "SELECT count(*) FROM symbols, range(100000000000) a")

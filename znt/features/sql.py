@@ -129,7 +129,7 @@ def _run(con: Any, text: str, limit: int, timeout: float) -> tuple[Any, list[Any
     worker = threading.Thread(target=work, name="znt-sql", daemon=True)
     worker.start()
     try:
-        if not done.wait(timeout):
+        if not _wait(done, timeout):
             _stop(con, done)
             raise SqlTimeout(
                 f"the query did not finish within {timeout:g}s and was stopped "
@@ -142,6 +142,18 @@ def _run(con: Any, text: str, limit: int, timeout: float) -> tuple[Any, list[Any
     if "error" in box:
         raise box["error"]
     return box["description"], box["rows"]
+
+
+def _wait(done: threading.Event, timeout: float) -> bool:
+    """``done.wait(timeout)`` in short slices. A Ctrl-C that the kernel hands to one of
+    DuckDB's threads rather than this one does not wake a single long wait (the handler only
+    runs when this thread next executes Python), so the query would run to its timeout;
+    each slice gives the handler its chance."""
+    deadline = time.monotonic() + timeout
+    while not done.wait(min(0.1, max(0.0, deadline - time.monotonic()))):
+        if time.monotonic() >= deadline:
+            return False
+    return True
 
 
 def _stop(con: Any, done: threading.Event, within: float = 5.0) -> None:
