@@ -44,9 +44,11 @@ from typing import Any
 
 try:
     from benchmarks import eval_metrics as em
+    from benchmarks.bytecode import installed_like
     from benchmarks.eval_trees import git_describe
 except ImportError:  # pragma: no cover - run as a script: its own folder is on sys.path
     import eval_metrics as em  # type: ignore[no-redef]
+    from bytecode import installed_like  # type: ignore[no-redef]
     from eval_trees import git_describe  # type: ignore[no-redef]
 
 # (FROM, options): depth-2 neighbourhoods of different fan-out.
@@ -273,17 +275,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{args.tree} is not indexed: run `znt scan {args.tree}` first", file=sys.stderr)
         return 2
     with tempfile.TemporaryDirectory(prefix="znt-graph-") as tmp:
-        env = dict(os.environ)
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(Path(tmp) / "pycache")
-        import znt
-
-        subprocess.run(
-            [args.python, "-m", "compileall", "-q", str(Path(znt.__file__).parent)],
-            env=env,
-            check=True,
-            capture_output=True,
-        )
+        env = installed_like(dict(os.environ), Path(tmp) / "pycache", args.python)
         one, failures = oneshot_rounds(args, env)
     inproc = {variant: inprocess(args, variant == "read copy") for variant in VARIANTS}
     text = report(args, one, failures, inproc, started, load)
