@@ -228,6 +228,27 @@ def test_file_swapped_for_symlink_during_scan_is_not_indexed(tmp_path: Path) -> 
     assert "outside_function_secret" not in r.stdout
 
 
+@pytest.mark.parametrize("kind", ["fifo", "link to a fifo"])
+def test_a_scan_lock_that_is_a_fifo_does_not_hang_status(tmp_path: Path, kind: str) -> None:
+    """An indexed repository (or an archive of one) whose ``.znt/scan.lock`` is a FIFO, or a
+    link to one: ``status`` (CLI and MCP) opened the lock to ask whether a scan holds it and
+    waited for a writer for ever."""
+    root = _project(tmp_path)
+    assert run_znt("scan", "--no-embed", str(root)).returncode == 0
+    lock = root / ".znt" / "scan.lock"
+    lock.unlink()
+    if kind == "fifo":
+        os.mkfifo(lock)
+    else:
+        os.mkfifo(tmp_path / "elsewhere")
+        lock.symlink_to(tmp_path / "elsewhere")
+    r = run_znt("status", "-C", str(root), "--format", "json", timeout=30)
+    assert r.returncode == 0, r.stderr
+    assert json.loads(r.stdout)["status"] == "Idle"
+    answers = ask(root, [("status", {})])
+    assert "Idle" in json.dumps(answers), answers
+
+
 def test_znt_yaml_symlink_is_not_read(tmp_path: Path) -> None:
     """A ``znt.yaml`` that links to another file: not read, and no line of the target
     appears in the error."""

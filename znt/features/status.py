@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import fcntl
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -15,12 +16,19 @@ from znt.results import Freshness, ProviderChoice, ScanProgress, StatusBody
 
 
 def scanning(project: Project) -> bool:
-    """True while another process holds the scan lock (the original's ``Scanning`` state)."""
+    """True while another process holds the scan lock (the original's ``Scanning`` state).
+
+    The lock is opened without following a link and without blocking: a repository may ship
+    a ``.znt/scan.lock`` that is a FIFO or a link to one, which a plain open would wait on
+    for ever. Only a regular file can be znt's lock."""
+    flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC
     try:
-        fd = os.open(project.scan_lock_path, os.O_RDONLY)
+        fd = os.open(project.scan_lock_path, flags)
     except OSError:
         return False
     try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return False
         fcntl.flock(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
         return False
     except BlockingIOError:
