@@ -53,6 +53,14 @@ def calls(root):
         (f"{H}::routed", f"{CHAIN}::Route.Name"),
         (f"{H}::routed", f"{CHAIN}::Route.Path"),
         (f"{H}::routed", f"{CHAIN}::Router.Mount"),  # var Default = Router{}
+        # rt.Handle().Name() inside a Router method: the receiver's method's result
+        (f"{CHAIN}::Router.Named", f"{CHAIN}::Router.Handle"),
+        (f"{CHAIN}::Router.Named", f"{CHAIN}::Route.Name"),
+        # new(Router).Mount(), and a local holding what a chain of calls returns
+        (f"{H}::allocated", f"{CHAIN}::Router.Mount"),
+        (f"{H}::allocated", f"{CHAIN}::Router.Handle"),
+        (f"{H}::allocated", f"{CHAIN}::Route.Name"),
+        (f"{H}::allocated", f"{CHAIN}::Route.Path"),
     ],
 )
 def test_typed_receiver_is_bound(calls, caller, callee):
@@ -62,6 +70,14 @@ def test_typed_receiver_is_bound(calls, caller, callee):
 def test_same_named_method_of_another_type_is_never_bound(calls):
     assert not {e for e in calls if e[1] == "shop/other.go::Other.Next"}
     assert not {e for e in calls if e[1] == "shop/other.go::Other.Get"}
+    assert not {e for e in calls if e[1] == "shop/other.go::Other.Handle"}
+    assert not {e for e in calls if e[1] == "shop/other.go::Other.Name"}
+
+
+def test_a_chain_from_an_untyped_value_stays_unbound(calls):
+    # rt is an interface literal's value: its Handle is nobody's method of the project, and
+    # what it returns is not followed (sub.Name stays unresolved).
+    assert not {e for e in calls if e[0] == f"{H}::untypedChain"}
 
 
 def test_a_chain_through_an_unstated_type_stays_unresolved(root, calls):

@@ -484,7 +484,7 @@ class Extractor(TypeFlow):
                     if inner is None:
                         break
                     target, calls = inner, calls + 1
-            expr = normalize_expr(node_text(target))
+            expr = normalize_expr(rules.callee_text(target))
             if not expr:
                 continue
             if calls:

@@ -229,6 +229,11 @@ class SyntaxRules:
         unless the language stacks decorators."""
         return Value(decorated.qname, False, decorated.parent)
 
+    def callee_text(self, node: Any) -> str:
+        """The source text of a callee (or of a bound value) before it is normalised: a
+        language may name an allocation by its type here (Go ``new(T).m`` -> ``T.m``)."""
+        return node_text(node)
+
     def receiving_function(self, node: Any) -> str | None:
         """The name of the function that a ``@reference.passed`` argument is passed to."""
         return None

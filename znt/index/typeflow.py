@@ -123,9 +123,9 @@ class TypeFlow:
             cls = self._receiver_type(head, scope)
             if cls is not None:
                 parts = [*cls.split("."), *parts[1:]]
-                call_at = next((i for i, p in enumerate(parts) if p.endswith("()")), -1)
-                if call_at < 0:
-                    return [(".".join(parts), "member")]
+                # Through a method's result too (``r.NewRoute().Name()`` in a Router
+                # method): each step's declared type, followed by znt.graph.typechains.
+                return [(".".join(p.removesuffix("()") for p in parts), "member")]
         if call_at >= 0:
             # The result of a call: ``Cls().m``, ``make().m``, ``factory()()``.
             inner = ".".join([*parts[:call_at], parts[call_at][:-2]])
@@ -293,6 +293,17 @@ class TypeFlow:
                             out.extend(self._apply(returned, rest, scope, depth + 1))
                     elif rest:
                         out.append((".".join([d.qname, *rest]), "member"))
+                if not defs and rest and self.spec.syntax.typed_members and "()" in v.expr:
+                    # What a chain of calls returns (Go ``sub := r.PathPrefix().Subrouter()``):
+                    # the chain's member, each step's declared type for the resolver.
+                    chained = [
+                        (".".join([e, *rest]), h)
+                        for e, h in self._rewrite(v.expr, v.where, self._symbols, depth + 1)
+                        if h is not None and h.rstrip("?") == "member"
+                    ]
+                    if chained:
+                        out.extend(chained)
+                        continue
                 if not defs and rest:  # calling an instance itself (``__call__``): left out
                     out.append((".".join([v.expr, *rest]), "member"))
                 elif not defs and v.expr.split(".")[0] in self._imported and SIMPLE.match(v.expr):

@@ -124,6 +124,10 @@ DIR_IMPORT_EXCLUDES = ("_test.go",)
 IMPLEMENTS_BY_METHOD_SET = True
 
 
+# ``new(T)`` (or ``new(*T)``, ``new(pkg.T)``) opening a callee: an instance of ``T``.
+_NEW_HEAD = re.compile(r"\Anew\(\s*\*?\s*([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)?)\s*\)(?=\.)")
+
+
 class GoSyntax(SyntaxRules):
     """Go's trees for the type flow: only what a name holds. go.scm's ``@binding`` matches
     name the type a variable holds an instance of (a parameter's or ``var``'s declared
@@ -139,12 +143,20 @@ class GoSyntax(SyntaxRules):
 
     typed_members = True
 
+    def callee_text(self, node: Any) -> str:
+        """``new(Route).Host`` is ``Route.Host`` on a new ``*Route``: the type names the
+        instance, as ``x := new(Route)`` does."""
+        text = node_text(node)
+        return _NEW_HEAD.sub(r"\1", text, count=1) if text.startswith("new(") else text
+
     def bindings(self, node: Any, caps: dict[str, Any]) -> list[tuple[int, str, Value]]:
         value = caps.get("binding.instance")
         if not value:
             return []
-        expr = normalize_expr(node_text(value[0]))
-        if not SIMPLE.match(expr):
+        expr = normalize_expr(self.callee_text(value[0]))
+        # ``x := r.PathPrefix("/").Subrouter()``: what the last call of a chain returns
+        # (each step's declared result, followed by the resolver).
+        if not SIMPLE.match(expr.replace("()", "")) or expr.endswith("()"):
             return []
         names = caps.get("binding.name")
         if not names:

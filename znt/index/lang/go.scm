@@ -123,3 +123,5 @@
 ; What a function returns, by its declared result: `func New() *Engine` returns an Engine.
 (function_declaration result: [(type_identifier) (qualified_type)] @binding.instance) @binding
 (function_declaration result: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)) @binding
+(method_declaration result: [(type_identifier) (qualified_type)] @binding.instance) @binding
+(method_declaration result: (pointer_type [(type_identifier) (qualified_type)] @binding.instance)) @binding
