@@ -40,6 +40,12 @@ Real repositories at pinned commits, each a folder prepared by
 * ``py-repo``: calls recorded with ``sys.setprofile`` while the project's tests ran
   (``benchmarks/py_callrecorder.py``), PyCG's names, edges inside the package only.
 
+For ``js-repo`` and ``py-repo`` a second precision is printed over the edges the recording
+can judge: the caller ran (is a node of the recorded graph) and, for ``py-repo``, the callee
+is neither a lambda nor a generator function (the recorder never records those as callees).
+A recorded graph knows only what ran, so an edge from a function the run never entered
+cannot be judged by it.
+
 Every case is copied to a temporary folder and scanned in-process with ``znt.api.scan``. znt's
 ``call`` edges are mapped to dotted names: a symbol is ``<module name>.<qualified name>``
 (``pkg/mod.py::Cls.method`` -> ``pkg.mod.Cls.method``, ``pkg/__init__.py`` -> ``pkg``), a
@@ -61,6 +67,7 @@ defined in the case's own files.
 from __future__ import annotations
 
 import argparse
+import ast
 import datetime as dt
 import inspect
 import json
@@ -125,6 +132,59 @@ class Result:
     true_pos: set[Edge] = field(default_factory=set)
     false_pos: set[Edge] = field(default_factory=set)
     missing: set[Edge] = field(default_factory=set)
+    # Recorded suites: the false edges the recording can judge (the caller ran, the callee
+    # is a function the recorder records when called).
+    false_ran: set[Edge] = field(default_factory=set)
+    recorded: bool = False
+
+
+# Suites whose ground truth is one recorded run: a second precision is printed over the
+# edges that run can judge (a false edge from a function the run never entered, or into a
+# callee the recorder never records, says nothing).
+RECORDED = ("js-repo", "py-repo")
+
+
+def _generators(case: Case, modules: dict[str, str]) -> set[str]:
+    """Dotted names of the case's Python generator functions: py_callrecorder.py sees a
+    generator's body start at its first iteration step (no call instruction), and a lambda
+    never, so no recorded edge can name them as a callee."""
+    import ast
+
+    out: set[str] = set()
+
+    def walk(node: ast.AST, prefix: list[str]) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.ClassDef):
+                walk(child, [*prefix, child.name])
+            elif isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef):
+                if _yields(child):
+                    out.add(".".join([*prefix, child.name]))
+                walk(child, [*prefix, child.name])
+            else:
+                walk(child, prefix)
+
+    for rel, data in case.files.items():
+        module = modules.get(rel)
+        if module is None or not rel.endswith(".py"):
+            continue
+        try:
+            tree = ast.parse(data)
+        except (SyntaxError, ValueError):
+            continue
+        walk(tree, [module])
+    return out
+
+
+def _yields(fn: ast.AST) -> bool:
+    """Whether ``fn``'s own body (not a nested function's) yields."""
+    stack = list(ast.iter_child_nodes(fn))
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Yield | ast.YieldFrom):
+            return True
+        if not isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(n))
+    return False
 
 
 # -- loading suites --------------------------------------------------------------------
@@ -649,6 +709,12 @@ def evaluate(suite: str, cases: list[Case], *, internal: bool, tmp: Path) -> lis
         res.true_pos = found & expected
         res.missing = expected - found
         res.false_pos = found - expected if case.complete else set()
+        ran = {n for e in (*case.expected, *expected) for n in e}
+        blind = _generators(case, graph.modules) if suite == "py-repo" else set()
+        res.false_ran = {
+            (a, b) for a, b in res.false_pos if a in ran and b not in blind and "<lambda" not in b
+        }
+        res.recorded = suite in RECORDED
         results.append(res)
     return results
 
@@ -667,6 +733,8 @@ def table(results: list[Result], suite: str) -> str:
     complete = all(r.case.complete for r in results)
     head = "| category | cases | expected | found | true | precision | recall |"
     head += " no false edge | no missing edge |" if complete else ""
+    recorded = suite in RECORDED
+    head += " precision, judgeable edges |" if recorded else ""
     lines = [head, "|" + "---|" * (head.count("|") - 1)]
 
     def row(label: str, rs: list[Result]) -> str:
@@ -680,6 +748,9 @@ def table(results: list[Result], suite: str) -> str:
         if complete:
             cells.append(f"{sum(1 for r in rs if not r.false_pos)}/{len(rs)}")
             cells.append(f"{sum(1 for r in rs if not r.missing)}/{len(rs)}")
+        if recorded:
+            ran_fp = sum(len(r.false_ran) for r in rs)
+            cells.append(_ratio(tp, tp + ran_fp))
         return "| " + " | ".join(cells) + " |"
 
     for cat in sorted(by_cat):
@@ -711,7 +782,11 @@ def errors(results: list[Result]) -> str:
         if not r.false_pos and not r.missing:
             continue
         out.append(f"### {r.case.category}/{r.case.name}")
-        out.extend(f"- false: `{a}` -> `{b}`" for a, b in sorted(r.false_pos))
+        out.extend(
+            f"- false{' (not judgeable)' if r.recorded and (a, b) not in r.false_ran else ''}"
+            f": `{a}` -> `{b}`"
+            for a, b in sorted(r.false_pos)
+        )
         out.extend(f"- missing: `{a}` -> `{b}`" for a, b in sorted(r.missing))
     return "\n".join(out)
 
