@@ -35,3 +35,36 @@ def test_builtin_context_manager_and_builtin_annotation_stay_unbound(root):
     assert f"{CTX}::Session.read" not in out
     assert f"{CTX}::RequestContext.push" not in out
     assert {dst for dst in out if not dst.startswith("ext::")} == {f"{APP}::counted"}
+
+
+STUBS = "pkg/stubs.py"
+
+
+def test_a_stub_method_binds_to_its_overrides(root):
+    # self.dumps() where Provider.dumps raises NotImplementedError: Default's runs.
+    out = calls(root, f"{STUBS}::Provider.dump")
+    assert out == {f"{STUBS}::Default.dumps": "override"}
+    # a docstring-only hook
+    assert calls(root, f"{STUBS}::Provider.notify") == {f"{STUBS}::Default.hook": "override"}
+    # `def close(self): ...` on one line is a stub too; nothing overrides it, so its
+    # callers keep it
+    assert calls(root, f"{STUBS}::Provider.shut") == {f"{STUBS}::Provider.close": "self_method"}
+    rows = query(root, "SELECT src FROM refs WHERE kind = 'abstract' ORDER BY src")
+    assert [r[0] for r in rows if r[0].startswith(STUBS)] == [
+        f"{STUBS}::Provider.close",
+        f"{STUBS}::Provider.dumps",
+        f"{STUBS}::Provider.hook",
+    ]
+
+
+def test_a_stub_keeps_its_other_callers_and_others_stay_unbound(root):
+    # A method with a body is no stub: its overrides get no edge.
+    assert calls(root, f"{STUBS}::Provider.run") == {f"{STUBS}::Provider.greet": "self_method"}
+    # super() names the base's method itself.
+    assert calls(root, f"{STUBS}::Default.base")[f"{STUBS}::Provider.dumps"] == "super"
+    # A subclass that overrides the caller (Quiet.dump) and a same-named method of an
+    # unrelated class (Other.dumps) are never targets; an untyped receiver stays unbound.
+    targets = {dst for src, dst in query(root, "SELECT src, dst FROM edges WHERE kind = 'call'")}
+    assert f"{STUBS}::Quiet.dumps" not in targets
+    assert f"{STUBS}::Other.dumps" not in targets
+    assert not [d for d in calls(root, f"{STUBS}::untyped") if not d.startswith("ext::")]

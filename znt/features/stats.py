@@ -17,7 +17,7 @@ def _count(con: Any, sql: str) -> int:
 
 # ``refs`` kinds that are facts for the resolver, not references in the code: what a Python
 # function returns, what a JavaScript/TypeScript file exports, a C/C++ prototype.
-_RESOLVER_FACTS = "'returns', 'exports', 'declares'"
+_RESOLVER_FACTS = "'returns', 'exports', 'declares', 'abstract'"
 
 
 def stats(project: Project) -> StatsBody:

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
 
 # Reference kinds other files' edges read: bases (in order), returned functions, exported
 # and declared names.
-REF_KINDS = ("inherits", "implements", "returns", "exports", "declares")
+REF_KINDS = ("inherits", "implements", "returns", "exports", "declares", "abstract")
 
 
 def _signature_languages() -> list[str]:

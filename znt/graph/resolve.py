@@ -81,6 +81,7 @@ CONFIDENCE = {
     "super": 0.9,
     "method_set": 0.9,
     "ambiguous": 0.5,
+    "override": 0.5,
     "unresolved": 0.0,
     "local": 0.0,
 }
@@ -462,7 +463,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         "CREATE OR REPLACE TEMP TABLE scoped_refs AS "
         "SELECT r.*, r.rowid AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file "
-        "WHERE r.kind NOT IN ('returns', 'exports', 'declares')"
+        "WHERE r.kind NOT IN ('returns', 'exports', 'declares', 'abstract')"
     )
 
     # References resolved inside their file.
@@ -682,6 +683,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     _constructor_edges(con, classes)
     _method_set_edges(con)
     _dispatch_edges(con)
+    _override_edges(con, classes)
 
 
 def _replace_edges(con: duckdb.DuckDBPyConnection) -> None:
@@ -1151,6 +1153,75 @@ def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
         WHERE e.kind = 'call'
         GROUP BY e.src, t.id, e.file, im.name
         """
+    )
+
+
+# Resolutions of a call bound through its receiver's class (not ``super()``, not an
+# explicit ``Base.m(self)``): what runs is the method of the instance's own class.
+_RECEIVER_BOUND = ("self_method", "self", "assigned", "inherited", "ambiguous")
+
+
+def _override_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> None:
+    """A call bound through its receiver to a stub method (an ``abstract`` row: a body of
+    ``...``, ``pass`` or ``raise NotImplementedError``) runs an override whenever the
+    instance is of a subclass that defines one: where the stub's own file defines such
+    subclasses, the edge to the stub is replaced by one ``override`` edge (0.5) to each
+    override (``JSONProvider.dump`` -> ``DefaultJSONProvider.dumps``), but for a ``self``
+    call from a method the subclass overrides itself. The stub's body calls nothing, so no
+    path through it is lost. Overrides in other
+    files are not looked for, so the edge depends only on the stub's file, as every member
+    edge does (docs/decisions/0022-stub-methods-bind-to-overrides.md)."""
+    marks = ", ".join(f"'{r}'" for r in _RECEIVER_BOUND)
+    rows = con.execute(
+        f"""
+        SELECT DISTINCT e.src, e.dst, e.file, e.line, e.count, s.file, s.name, s.parent_id,
+               e.resolution IN ('self_method', 'self'), cs.name, cs.parent_id
+        FROM new_edges e
+        JOIN refs a ON a.kind = 'abstract' AND a.src = e.dst
+        JOIN symbols s ON s.id = e.dst AND s.parent_id IS NOT NULL
+        LEFT JOIN symbols cs ON cs.id = e.src
+        WHERE e.kind = 'call' AND e.resolution IN ({marks})
+        """
+    ).fetchall()
+    if not rows:
+        return
+    files = sorted({r[5] for r in rows})
+    methods: dict[tuple[str, str], list[tuple[str, str]]] = {}  # (file, name) -> class, id
+    for cls, file, name, mid in con.execute(
+        """
+        SELECT m.parent_id, m.file, m.name, m.id FROM symbols m
+        JOIN symbols c ON c.id = m.parent_id AND c.type = 'declaration'
+        WHERE m.type = 'function' AND m.file IN (SELECT unnest(?::VARCHAR[]))
+          AND m.id NOT IN (SELECT src FROM refs WHERE kind = 'abstract')
+        """,
+        [files],
+    ).fetchall():
+        methods.setdefault((file, name), []).append((cls, mid))
+    hierarchy = classes.get()
+    gone: set[tuple[str, str]] = set()
+    added: list[tuple[str, str, str, int, int]] = []
+    for src, dst, file, line, count, stub_file, name, owner, on_self, caller, home in rows:
+        overrides = sorted(
+            mid
+            for cls, mid in methods.get((stub_file, name), [])
+            if cls != owner
+            and owner in hierarchy.mro(cls)
+            # ``self.m()`` in a method the subclass overrides never runs with its instances
+            and not (on_self and home and hierarchy.find(hierarchy.mro(cls), caller) != src)
+        )
+        if not overrides:
+            continue
+        gone.add((src, dst))
+        added.extend((src, mid, file, line, count) for mid in overrides)
+    if not gone:
+        return
+    con.executemany(
+        "DELETE FROM new_edges WHERE kind = 'call' AND src = ? AND dst = ?", sorted(gone)
+    )
+    con.executemany(
+        f"INSERT INTO new_edges VALUES (?, ?, 'call', {CONFIDENCE['override']}, 'override', "
+        "?, ?, ?)",
+        added,
     )
 
 

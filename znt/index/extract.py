@@ -449,6 +449,20 @@ class Extractor(TypeFlow):
         out = [tuple(r) for r in rows.values()]
         if self.flow:
             out.extend(self._return_rows(path, ordered))
+            out.extend(self._stub_rows(path, ordered))
+        return out
+
+    def _stub_rows(self, path: str, ordered: list[Def]) -> list[tuple[Any, ...]]:
+        """``abstract`` rows: the methods whose body is a stub (never edges; the resolver
+        sends a call bound to one to its overrides, znt/graph/resolve.py)."""
+        rules = self.spec.syntax
+        out: list[tuple[Any, ...]] = []
+        for d in ordered:
+            if d.type != "function" or d.scope_only or d.owner is None:
+                continue
+            if d.owner.type == "declaration" and rules.is_stub(d.node):
+                line = d.node.start_point[0] + 1
+                out.append((path, d.id, "abstract", d.qname, line, 1, 1, None, None))
         return out
 
     def _ref_rows(

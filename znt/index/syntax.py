@@ -234,6 +234,12 @@ class SyntaxRules:
         language may name an allocation by its type here (Go ``new(T).m`` -> ``T.m``)."""
         return node_text(node)
 
+    def is_stub(self, node: Any) -> bool:
+        """Whether a function's body does nothing but document or refuse itself (Python
+        ``...``, ``pass``, ``raise NotImplementedError``): a method a subclass is meant to
+        override."""
+        return False
+
     def receiving_function(self, node: Any) -> str | None:
         """The name of the function that a ``@reference.passed`` argument is passed to."""
         return None

@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from znt.index.languages import Candidate, ImportRef, LanguageSpec
@@ -263,6 +264,21 @@ def _strip_string(text: str) -> str:
     return text
 
 
+# ``raise NotImplementedError`` / ``raise NotImplementedError("...")``.
+_RAISE_NOT_IMPLEMENTED = re.compile(r"raise\s+NotImplementedError\b")
+
+
+def _refuses(statement: Any) -> bool:
+    """A statement of a stub's body: ``pass``, ``...``, ``raise NotImplementedError``."""
+    if statement.type in ("pass_statement", "ellipsis"):  # ``def f(): ...`` on one line
+        return True
+    if statement.type == "expression_statement" and statement.named_child_count == 1:
+        return statement.named_children[0].type == "ellipsis"
+    if statement.type == "raise_statement":
+        return bool(_RAISE_NOT_IMPLEMENTED.match(node_text(statement)))
+    return False
+
+
 class PythonSyntax(SyntaxRules):
     """Python's trees for the type flow: ``f(x)`` is a ``call``, ``@d`` a ``decorator``,
     ``super().m()`` a base-class call, ``__init__`` what calling a class runs, and a module
@@ -308,6 +324,17 @@ class PythonSyntax(SyntaxRules):
 
     def docstring(self, body: Any) -> str:
         return _docstring(body)
+
+    def is_stub(self, node: Any) -> bool:
+        while node is not None and node.type == "decorated_definition":
+            node = node.child_by_field_name("definition")
+        body = node.child_by_field_name("body") if node is not None else None
+        if body is None or not body.named_child_count:
+            return False
+        statements = [s for s in body.named_children if s.type != "comment"]
+        if _docstring(body) and statements:
+            statements = statements[1:]
+        return all(_refuses(s) for s in statements)
 
 
 SPEC = LanguageSpec(
