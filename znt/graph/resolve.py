@@ -232,6 +232,11 @@ LEFT JOIN (SELECT file, min(qualified_name) AS qualified_name FROM symbols
            WHERE kind = 'package' GROUP BY file) p ON p.file = f.path
 """
 
+# The same columns, no rows: the package keys of a scope without a package-scope language.
+_NO_PACKAGE_KEYS = """
+SELECT path, dir, module_name, language, NULL::VARCHAR AS pkgkey FROM files WHERE false
+"""
+
 
 def _set_scope(
     con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None, quiet: Sequence[str] = ()
@@ -840,7 +845,12 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
         """
     )
     # The class each prefix names: a class of the same file, else through an import.
-    packaged = ", ".join(f"'{name}'" for name in _package_scope_languages()) or "''"
+    package_languages = _package_scope_languages()
+    packaged = ", ".join(f"'{name}'" for name in package_languages) or "''"
+    # Every package rule (Go) starts from a reference whose own file is in a package-scope
+    # language, and reads every file's package key several times over: without such a file
+    # in scope, the keys are an empty relation and the rules cost nothing.
+    keys = _PACKAGE_KEYS if _scope_has(con, package_languages) else _NO_PACKAGE_KEYS
     rows = con.execute(
         f"""
         WITH local_cls AS (
@@ -851,8 +861,8 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
         package_cls AS (
             -- Go: a type of the same package, declared in another of its files.
             SELECT m.rid, min(s.id) AS cls FROM member_refs m
-            JOIN ({_PACKAGE_KEYS}) rf ON rf.path = m.file
-            JOIN ({_PACKAGE_KEYS}) sf
+            JOIN ({keys}) rf ON rf.path = m.file
+            JOIN ({keys}) sf
               ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language AND sf.path <> rf.path
             JOIN symbols s ON s.file = sf.path AND s.qualified_name = m.prefix
                           AND s.type = 'declaration'
@@ -884,8 +894,8 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
             -- Go: ``NewStore().Put``, ``s := store.NewStore(); s.Put()``: the prefix is a
             -- function of the package (or of an imported one) ...
             SELECT m.rid, s.file, s.signature FROM member_refs m
-            JOIN ({_PACKAGE_KEYS}) rf ON rf.path = m.file
-            JOIN ({_PACKAGE_KEYS}) sf ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language
+            JOIN ({keys}) rf ON rf.path = m.file
+            JOIN ({keys}) sf ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language
             JOIN symbols s ON s.file = sf.path AND s.qualified_name = m.prefix
                           AND s.type = 'function'
             WHERE rf.language IN ({packaged})
@@ -903,8 +913,8 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
             -- function's own package.
             SELECT x.rid, min(d.id) AS cls
             FROM fn_named x
-            JOIN ({_PACKAGE_KEYS}) ff ON ff.path = x.file
-            JOIN ({_PACKAGE_KEYS}) df ON df.pkgkey = ff.pkgkey AND df.language = ff.language
+            JOIN ({keys}) ff ON ff.path = x.file
+            JOIN ({keys}) df ON df.pkgkey = ff.pkgkey AND df.language = ff.language
             JOIN symbols d ON d.file = df.path AND d.type = 'declaration'
              AND d.qualified_name = regexp_extract(x.signature, '{_DECLARED_RESULT}', 1)
             GROUP BY x.rid HAVING count(DISTINCT d.id) = 1
@@ -914,11 +924,11 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
             -- of the package, whose declared type (``engine *Engine``) is one too.
             SELECT m.rid, min(d.id) AS cls
             FROM member_refs m
-            JOIN ({_PACKAGE_KEYS}) rf ON rf.path = m.file
-            JOIN ({_PACKAGE_KEYS}) sf ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language
+            JOIN ({keys}) rf ON rf.path = m.file
+            JOIN ({keys}) sf ON sf.pkgkey = rf.pkgkey AND sf.language = rf.language
             JOIN symbols fs ON fs.file = sf.path AND fs.qualified_name = m.prefix
                            AND fs.type = 'member' AND fs.kind = 'field'
-            JOIN ({_PACKAGE_KEYS}) df ON df.pkgkey = sf.pkgkey AND df.language = sf.language
+            JOIN ({keys}) df ON df.pkgkey = sf.pkgkey AND df.language = sf.language
             JOIN symbols d ON d.file = df.path AND d.type = 'declaration'
              AND d.qualified_name = regexp_extract(fs.signature, '{_FIELD_TYPE}', 1)
             WHERE rf.language IN ({packaged})
@@ -1334,6 +1344,8 @@ class _Hierarchy:
         langs = ", ".join(f"'{name}'" for name in _method_set_languages())
         if not langs:
             return
+        if classes is not None and not self._any_in_languages(classes, langs):
+            return  # no class of those languages: the package query below finds nothing
         types = "" if classes is None else "WHERE id IN (SELECT unnest(?::VARCHAR[]))"
         for kind, key, qname, sid in self.con.execute(
             f"""
@@ -1359,6 +1371,17 @@ class _Hierarchy:
                 self._declared[sid] = (key, qname)
             else:
                 self._package_methods[(key, qname)] = sid
+
+    def _any_in_languages(self, classes: list[str], langs: str) -> bool:
+        """Whether one of ``classes`` is declared in a file of ``langs`` (an SQL list)."""
+        row = self.con.execute(
+            f"""
+            SELECT 1 FROM symbols s JOIN files f ON f.path = s.file
+            WHERE s.id IN (SELECT unnest(?::VARCHAR[])) AND f.language IN ({langs}) LIMIT 1
+            """,
+            [classes],
+        ).fetchone()
+        return row is not None
 
     def mro(self, cls: str) -> list[str]:
         """C3 linearisation; a hierarchy C3 rejects (or a cycle) falls back to depth-first
