@@ -334,6 +334,32 @@ def test_a_search_imports_only_its_own_command_module(tmp_path):
     assert heavy == "[]"
 
 
+def test_one_shot_answers_build_no_document_types_and_no_export_modules(tmp_path):
+    """A search, a graph and an outline of an index answer without building the document
+    types of znt/results.py (they are for the type checker) and without the export modules
+    (only ``--dataset`` needs them): both cost every one-shot command milliseconds."""
+    (tmp_path / "a.py").write_text("def alpha():\n    return beta()\n\n\ndef beta():\n    return 1\n")
+    assert run_znt("scan", "--no-embed", "-q", str(tmp_path)).returncode == 0
+    for args in (
+        ["search", "alpha", "--mode", "lexical"],
+        ["graph", "alpha", "--depth", "2"],
+        ["outline", "a.py"],
+    ):
+        code = (
+            "import sys\n"
+            "from znt.cli import main\n"
+            "try:\n"
+            f"    main({args!r})\n"
+            "except SystemExit as exc:\n"
+            "    print('exit', exc.code)\n"
+            "print(sorted(m for m in sys.modules if m == 'znt.results' or m.startswith('znt.export')))\n"
+        )
+        out = subprocess.run(
+            [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+        ).stdout
+        assert out.strip().splitlines()[-2:] == ["exit 0", "[]"], (args, out)
+
+
 def test_mistyped_command_suggests_by_edit_distance():
     proc = run_znt("serach", "x")
     assert proc.returncode == 2 and "Did you mean 'search'?" in proc.stderr

@@ -224,3 +224,33 @@ def test_git_commit_is_recorded(tmp_path):
     assert res["index_commit"] == head
     st = api.status(str(tmp_path))
     assert st["freshness"]["index_commit"] == head and st["freshness"]["commit_changed"] is False
+
+
+def test_manifest_head_is_read_without_its_files(tmp_path):
+    """The freshness block of every answer reads the manifest's first line only (the last
+    scan); the files line is for rescans and status. A manifest of the earlier one-line form
+    still reads whole."""
+    from znt.index import manifest as manifest_mod
+
+    write(tmp_path, "a.py", "def a():\n    pass\n")
+    api.scan(str(tmp_path))
+    path = tmp_path / ".znt" / "manifest.json"
+    head, files = path.read_bytes().split(b"\n")
+    assert json.loads(files) == {"a.py": json.loads(files)["a.py"]}
+    last = json.loads(head)["last_scan"]
+    assert last["files"] == 1 and "files" not in json.loads(head)
+    manifest = manifest_mod.load(path)
+    assert manifest is not None and list(manifest.files) == ["a.py"]
+
+    # A broken files line costs the rescan its shortcut, never the last scan's record.
+    path.write_bytes(head + b"\n{not json")
+    assert manifest_mod.load(path) is None
+    assert manifest_mod.last_scan(path) == last
+    found = api.search("a", mode="lexical", project_path=str(tmp_path))
+    assert found["freshness"]["last_scan_at"] == last["at"]
+
+    one_line = {**json.loads(head), "files": json.loads(files)}
+    path.write_text(json.dumps(one_line))
+    again = manifest_mod.load(path)
+    assert again is not None and list(again.files) == ["a.py"]
+    assert manifest_mod.last_scan(path) == last

@@ -15,36 +15,36 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from znt import SCHEMA_VERSION
 from znt.errors import UsageError
 from znt.project import Project, resolve_project
-from znt.results import (
-    SCHEMA_VERSION,
-    CheckDocument,
-    ExportDocument,
-    Freshness,
-    GraphDocument,
-    ImpactDocument,
-    JsonObject,
-    LogsDocument,
-    MapDocument,
-    McpUsage,
-    OutlineDocument,
-    ProviderChoice,
-    ScanDocument,
-    ScanProgress,
-    SearchDocument,
-    SetupDocument,
-    SetupStatusDocument,
-    SetupUrlBody,
-    SetupUrlDocument,
-    SimilarDocument,
-    SqlDocument,
-    StatsDocument,
-    StatusDocument,
-)
 
 if TYPE_CHECKING:
     from znt.export.dataset import DatasetQuery
+    from znt.results import (
+        CheckDocument,
+        ExportDocument,
+        Freshness,
+        GraphDocument,
+        ImpactDocument,
+        JsonObject,
+        LogsDocument,
+        MapDocument,
+        McpUsage,
+        OutlineDocument,
+        ProviderChoice,
+        ScanDocument,
+        ScanProgress,
+        SearchDocument,
+        SetupDocument,
+        SetupStatusDocument,
+        SetupUrlBody,
+        SetupUrlDocument,
+        SimilarDocument,
+        SqlDocument,
+        StatsDocument,
+        StatusDocument,
+    )
 
 __all__ = ["SCHEMA_VERSION"]
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TypedDict, Union
 
-SCHEMA_VERSION = 1
+from znt import SCHEMA_VERSION as SCHEMA_VERSION  # the documents' version, re-exported
 
 # A JSON value: what a document holds where its shape is another module's.
 JsonValue = Union[  # noqa: UP007 (a recursive alias the runtime can evaluate, as in a TypedDict)

@@ -277,12 +277,3 @@ def reading(query: DatasetQuery) -> Iterator[Any]:
         yield con
     finally:
         con.close()
-
-
-def index_or_dataset(project: Any, dataset: DatasetQuery | None) -> Any:
-    """The connection a read feature answers from: the project's index, or a dataset."""
-    if dataset is not None:
-        return reading(dataset)
-    from znt.index import store
-
-    return store.open_index(project.index_path, read_only=True)

@@ -23,10 +23,13 @@ import shutil
 import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from znt.errors import UsageError
-from znt.results import ExportBody
+
+if TYPE_CHECKING:
+    from znt.results import ExportBody
+
 
 EXPORT_SCHEMA_VERSION = 1
 

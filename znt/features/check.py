@@ -4,13 +4,15 @@ optionally only what is new since a git ref (znt/features/baseline.py)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.errors import IndexStale, UsageError
 from znt.features.baseline import baseline_index
 from znt.features.status import freshness
 from znt.project import Project
-from znt.results import CheckBody
+
+if TYPE_CHECKING:
+    from znt.results import CheckBody
 
 
 def check(

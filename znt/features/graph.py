@@ -7,10 +7,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from znt.project import Project
-from znt.results import GraphBody
 
 if TYPE_CHECKING:
     from znt.export.dataset import DatasetQuery
+    from znt.results import GraphBody
 
 
 def graph(
@@ -27,7 +27,7 @@ def graph(
 ) -> GraphBody:
     """The neighbourhood of FROM or, with ``to``, the shortest call paths FROM -> TO, over
     the (parsed) edge ``kinds``; whether the answer is complete or a lower bound, and why."""
-    from znt.export.dataset import index_or_dataset
+    from znt.features.connection import index_or_dataset
     from znt.graph import traverse as tv
 
     # A dataset has no work tree: FROM/TO name symbols or repository-prefixed paths.

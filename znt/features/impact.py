@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.features.gitdiff import git_changes, path_changes
 from znt.features.status import freshness
 from znt.project import Project
-from znt.results import ImpactBody
+
+if TYPE_CHECKING:
+    from znt.results import ImpactBody
+
 
 IMPACT_MAX_NODES = 2000
 

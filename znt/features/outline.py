@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.errors import NotFound
 from znt.features.paths import close_paths, relative_path
 from znt.features.status import freshness
 from znt.project import Project
-from znt.results import OutlineBody
+
+if TYPE_CHECKING:
+    from znt.results import OutlineBody
+
 
 # Languages whose methods are top-level declarations of the file (Go's ``func (r *T) M()``):
 # the default outline lists them beside the types, as the original's did.

@@ -4,8 +4,10 @@ candidates there were, and where the next page starts when this one was cut."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from znt.results import JsonObject, Page
+if TYPE_CHECKING:
+    from znt.results import JsonObject, Page
 
 
 def ranked_page(

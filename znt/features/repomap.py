@@ -11,10 +11,10 @@ from znt.errors import NotFound
 from znt.features.paths import relative_path
 from znt.features.status import freshness
 from znt.project import Project
-from znt.results import MapBody
 
 if TYPE_CHECKING:
     from znt.graph.repomap import Ranking
+    from znt.results import MapBody
 
 
 # The project-wide ranking of the index's current generation, in ``.znt/``

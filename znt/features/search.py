@@ -11,10 +11,10 @@ from znt.features.source import attach_code
 from znt.features.status import freshness
 from znt.features.vectors import query_vector
 from znt.project import Project
-from znt.results import Freshness, SearchBody
 
 if TYPE_CHECKING:
     from znt.export.dataset import DatasetQuery
+    from znt.results import Freshness, SearchBody
 
 RELATION_FANOUT = 10
 SUMMARY_CHARS = 240  # the summary card of one search result
@@ -46,7 +46,7 @@ def search(
     ``type``/``role`` add a soft boost. The page ``offset``/``limit`` then gets its call
     trees, code and the ``max_tokens`` budget. With ``dataset``, the same over several
     exported repositories read as one index (znt/export/dataset.py) instead of ``project``."""
-    from znt.export.dataset import index_or_dataset
+    from znt.features.connection import index_or_dataset
     from znt.index import lexical, store
     from znt.index import search as ranking
 

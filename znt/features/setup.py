@@ -13,12 +13,15 @@ from __future__ import annotations
 import dataclasses
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt import config as cfg
 from znt.config import MODES, ProviderConfig, ProviderError
 from znt.errors import UsageError
-from znt.results import ProviderChoice, SetupBody, SetupEnvironment, SetupStatusBody
+
+if TYPE_CHECKING:
+    from znt.results import ProviderChoice, SetupBody, SetupEnvironment, SetupStatusBody
+
 
 SecretReader = Callable[[], str]
 

@@ -35,12 +35,15 @@ import secrets as pysecrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs
 
 from znt import config as cfg
 from znt.errors import UsageError, ZntError
-from znt.results import SetupUrlBody
+
+if TYPE_CHECKING:
+    from znt.results import SetupUrlBody
+
 
 DEFAULT_TTL_S = 600.0
 TTL_ENV = "ZNT_SETUP_URL_TTL_S"

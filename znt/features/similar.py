@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.errors import UsageError
 from znt.features.page import ranked_page
@@ -10,7 +10,9 @@ from znt.features.source import attach_code
 from znt.features.status import freshness
 from znt.features.vectors import index_vectors, query_vector
 from znt.project import Project
-from znt.results import SimilarBody
+
+if TYPE_CHECKING:
+    from znt.results import SimilarBody
 
 
 def similar(

@@ -25,13 +25,16 @@ import tempfile
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.errors import EXIT_FAILURE, UsageError, ZntError
 from znt.features.sqlguard import json_value
 from znt.features.status import freshness
 from znt.project import Project
-from znt.results import SqlBody
+
+if TYPE_CHECKING:
+    from znt.results import SqlBody
+
 
 DEFAULT_TIMEOUT_S = 30.0
 MEMORY_LIMIT = os.environ.get("ZNT_SQL_MEMORY_LIMIT", "1GB")

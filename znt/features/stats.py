@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import contextlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.features.status import freshness
 from znt.project import Project, mcp_metrics_path
-from znt.results import McpUsage, StatsBody, StatsCounts
+
+if TYPE_CHECKING:
+    from znt.results import McpUsage, StatsBody, StatsCounts
 
 
 def _count(con: Any, sql: str) -> int:

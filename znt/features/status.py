@@ -7,12 +7,14 @@ import fcntl
 import os
 import stat
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.index import manifest as manifest_mod
 from znt.index.progress import read_progress, starting
 from znt.project import Project, find_root
-from znt.results import Freshness, ProviderChoice, ScanProgress, StatusBody
+
+if TYPE_CHECKING:
+    from znt.results import Freshness, ProviderChoice, ScanProgress, StatusBody
 
 
 def scanning(project: Project) -> bool:

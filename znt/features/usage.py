@@ -12,9 +12,11 @@ import os
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from znt.results import McpUsage
+if TYPE_CHECKING:
+    from znt.results import McpUsage
+
 
 LAST_CALLS = 10
 TOP_TOOLS = 5

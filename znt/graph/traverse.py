@@ -25,11 +25,14 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from znt.errors import Ambiguous, NotFound, UsageError
 from znt.index.store import UNRESOLVED
-from znt.results import Completeness
+
+if TYPE_CHECKING:
+    from znt.results import Completeness
+
 
 EDGE_KINDS = ("call", "implements", "inherits", "contains", "imports")
 DEFAULT_EDGE_TYPES = ("call", "implements", "inherits")

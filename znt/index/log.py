@@ -15,9 +15,11 @@ import os
 import time
 import uuid
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from znt.results import LogsBody
+if TYPE_CHECKING:
+    from znt.results import LogsBody
+
 
 RING = 100
 _TRIM_AT = 2000  # rewrite the file down to the ring once it grows past this many lines

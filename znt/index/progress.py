@@ -34,10 +34,13 @@ import json
 import os
 import time
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from znt.project import Project
-from znt.results import ScanProgress
+
+if TYPE_CHECKING:
+    from znt.results import ScanProgress
+
 
 PROGRESS_FILE = "scan-progress.json"
 MIN_INTERVAL_S = 0.2

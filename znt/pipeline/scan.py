@@ -29,7 +29,7 @@ from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from znt import __version__
 from znt.config import ProviderConfig
@@ -42,8 +42,11 @@ from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
 from znt.index.progress import ProgressFile
 from znt.index.walk import WalkResult, walk
 from znt.project import Project
-from znt.results import ScanBody
 from znt.settings import ProjectSettings, load_settings
+
+if TYPE_CHECKING:
+    from znt.results import ScanBody
+
 
 Progress = Callable[[str, int, int], None]
 Notice = Callable[[str], None]
