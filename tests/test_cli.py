@@ -338,7 +338,9 @@ def test_one_shot_answers_build_no_document_types_and_no_export_modules(tmp_path
     """A search, a graph and an outline of an index answer without building the document
     types of znt/results.py (they are for the type checker) and without the export modules
     (only ``--dataset`` needs them): both cost every one-shot command milliseconds."""
-    (tmp_path / "a.py").write_text("def alpha():\n    return beta()\n\n\ndef beta():\n    return 1\n")
+    (tmp_path / "a.py").write_text(
+        "def alpha():\n    return beta()\n\n\ndef beta():\n    return 1\n"
+    )
     assert run_znt("scan", "--no-embed", "-q", str(tmp_path)).returncode == 0
     for args in (
         ["search", "alpha", "--mode", "lexical"],
