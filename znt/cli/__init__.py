@@ -12,7 +12,7 @@ import sys
 
 import typer
 
-from znt.cli.app import COMMAND_MODULES, READ_COMMANDS, command
+from znt.cli.app import BACKGROUND_IMPORTS, COMMAND_MODULES, READ_COMMANDS, command
 from znt.errors import EXIT_FAILURE, EXIT_USAGE, ZntError
 
 __all__ = ["COMMAND_MODULES", "READ_COMMANDS", "main", "run"]
@@ -100,9 +100,17 @@ def run() -> None:
     names no command (``znt --help``, ``--version``, a mistyped command), whose teardown of
     Typer and rich would be an eighth of ``znt --help``. Everything else (scan, setup, hooks,
     the MCP server) exits the ordinary way. ``main`` itself never does this, so a caller in
-    the same process (tests) keeps its interpreter."""
+    the same process (tests) keeps its interpreter.
+
+    A command that walks a graph starts importing networkx before anything else
+    (``BACKGROUND_IMPORTS``, znt/warmup.py): the import runs while Typer parses and DuckDB
+    opens the index and expands the walk's levels, which release the interpreter's lock."""
     args = sys.argv[1:]
     name = next((a for a in args if a in COMMAND_MODULES), None)
+    if name in BACKGROUND_IMPORTS:
+        from znt.warmup import import_in_background
+
+        import_in_background(*BACKGROUND_IMPORTS[name])
     try:
         main()
     except SystemExit as exc:

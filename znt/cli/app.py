@@ -87,6 +87,14 @@ READ_COMMANDS = frozenset(
     }
 )
 
+# What a one-shot run of a command imports on a thread of its own from its first moment
+# (znt/warmup.py): the libraries its answer is sure to need that DuckDB's work can hide.
+BACKGROUND_IMPORTS = {
+    "graph": ("networkx",),
+    "impact": ("networkx",),
+    "check": ("networkx",),
+}
+
 # The root options a command accepts after its name too (``znt stats -C DIR -q``).
 GLOBAL_AFTER = ("project", "color", "quiet", "verbose")
 GLOBAL_PANEL = "Global options"

@@ -54,9 +54,13 @@ class Ranking:
 
 def rank_files(con: Any, focus_files: dict[str, float] | None = None) -> Ranking:
     """PageRank over the file graph of the index (one networkx DiGraph of files, built from
-    one aggregate query), personalised to ``focus_files`` when given."""
-    import networkx as nx
+    one aggregate query), personalised to ``focus_files`` when given.
 
+    networkx and what its PageRank uses (numpy, scipy's sparse arrays) import while DuckDB
+    answers the query (znt/warmup.py): on sympy each takes about as long as the other."""
+    from znt.warmup import import_in_background
+
+    import_in_background("networkx", "numpy", "scipy.sparse")
     kinds = ", ".join(f"'{k}'" for k in EDGE_KINDS)
     # An edge's ``file`` is where its reference is, the file of its source symbol
     # (docs/data-model.md; tests/test_map.py checks it): one join fewer, half the query.
@@ -71,6 +75,8 @@ def rank_files(con: Any, focus_files: dict[str, float] | None = None) -> Ranking
         """
     ).fetchall()
     files = [r[0] for r in con.execute("SELECT path FROM files ORDER BY path").fetchall()]
+    import networkx as nx
+
     graph = nx.DiGraph()
     graph.add_nodes_from(files)
     graph.add_weighted_edges_from((s, d, float(w)) for s, d, w in pairs)
