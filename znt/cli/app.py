@@ -17,8 +17,6 @@ Two things Typer does not do the way a one-shot tool needs (docs/decisions/0019-
   converted by ``PlainConversion`` instead, with the same errors (exit 2).
 """
 
-from __future__ import annotations
-
 import copy
 import importlib
 from dataclasses import dataclass

@@ -3,8 +3,6 @@ rule set when there is none) over the code graph, for CI. Exit 0 clean, 1 violat
 bad rule or flag, 3 missing index (or stale under ``--stale-policy error``), 5 failure. The
 answer comes from ``znt.api.check``; the MCP server wraps the same function."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 

@@ -1,7 +1,5 @@
 """``znt export --parquet DIR``: the index as a Parquet dataset (docs/export.md)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

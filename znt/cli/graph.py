@@ -2,8 +2,6 @@
 text, json, mermaid or dot. The answer comes from ``znt.api.graph``; mermaid and dot are
 rendered from that same document (the MCP server reuses the renderers)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 import typer

@@ -1,8 +1,6 @@
 """``znt hook install|uninstall|status``: git hooks that keep the index fresh (znt/hooks.py,
 docs/hooks.md). These commands change files under the repository's hooks folder only."""
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Annotated, Any
 

@@ -2,8 +2,6 @@
 among them. The answer comes from ``znt.api.impact`` (the MCP server wraps the same one);
 text and mermaid are rendered from that document."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 import typer

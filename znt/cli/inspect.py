@@ -1,7 +1,5 @@
 """``znt status``, ``outline``, ``stats``, ``logs``: read the index, never write it."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

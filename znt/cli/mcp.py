@@ -1,8 +1,6 @@
 """``znt mcp``: serve the znt tools to an agent over MCP stdio; ``znt mcp install`` writes
 the client's config. The MCP SDK is imported only when the server starts."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 import typer

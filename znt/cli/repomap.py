@@ -1,8 +1,6 @@
 """``znt map [PATH...] [--max-tokens N] [--focus FILE|SYMBOL ...]``: the repository map,
 ranked by PageRank over the resolved graph (znt/graph/repomap.py)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

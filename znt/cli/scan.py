@@ -1,7 +1,5 @@
 """``znt scan``: build or refresh the index; ``--watch`` keeps it fresh while files change."""
 
-from __future__ import annotations
-
 import os
 import sys
 from collections.abc import Mapping

@@ -1,7 +1,5 @@
 """``znt search``: ranked symbols for a query (lexical, vector or hybrid)."""
 
-from __future__ import annotations
-
 from typing import Annotated, Literal
 
 import typer

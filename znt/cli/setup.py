@@ -5,8 +5,6 @@ in shell history and process lists. ``--token-stdin`` reads it (without echo on 
 and stores it in the OS keyring; ``--token-env VAR`` names an environment variable.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from typing import Annotated, Any, Literal
 

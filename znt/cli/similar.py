@@ -1,7 +1,5 @@
 """``znt similar``: analogues and near-duplicates of a symbol, a snippet or a description."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated
 

@@ -3,8 +3,6 @@ aligned table (a rich table on a terminal), JSON or CSV. Anything but a single r
 statement exits 2 before it runs, and the index is opened read-only with external access
 off (docs/sql.md)."""
 
-from __future__ import annotations
-
 import sys
 from typing import Annotated, Literal
 
