@@ -1171,6 +1171,21 @@ def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
 _RECEIVER_BOUND = ("self_method", "self", "assigned", "inherited", "ambiguous")
 
 
+@cache
+def _stub_languages() -> tuple[str, ...]:
+    """Languages whose syntax marks stub methods (``abstract`` rows): Python."""
+    from znt.index.languages import all_languages
+    from znt.index.syntax import SyntaxRules
+
+    return tuple(
+        sorted(
+            spec.name
+            for spec in all_languages()
+            if spec.syntax is not None and type(spec.syntax).is_stub is not SyntaxRules.is_stub
+        )
+    )
+
+
 def _override_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> None:
     """A call bound through its receiver to a stub method (an ``abstract`` row: a body of
     ``...``, ``pass`` or ``raise NotImplementedError``) runs an override whenever the
@@ -1181,6 +1196,8 @@ def _override_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
     path through it is lost. Overrides in other
     files are not looked for, so the edge depends only on the stub's file, as every member
     edge does (docs/decisions/0022-stub-methods-bind-to-overrides.md)."""
+    if not _scope_has(con, _stub_languages()):
+        return  # the calls are those of files in scope
     marks = ", ".join(f"'{r}'" for r in _RECEIVER_BOUND)
     rows = con.execute(
         f"""
