@@ -72,6 +72,23 @@ def test_a_parse_that_hangs_costs_that_file(tmp_path: Path, files: int) -> None:
     assert {f"m{i}.py" for i in range(files)} <= _paths(root)
 
 
+def test_a_crash_during_a_rescan_costs_that_file(tmp_path: Path) -> None:
+    """An incremental scan whose worker crashes on one changed file replaces the worker
+    and indexes the other changed files (the first scans above are full ones)."""
+    root = _project(tmp_path, 3)
+    _scan(root)
+    (root / "deep.yaml").write_text(DEEP_YAML)  # the biggest file: parsed first, crashes
+    (root / "m1.py").write_text("def g1():\n    return 5\n")
+    doc = _scan(root)
+    assert doc["mode"] == "incremental"
+    problems = {p["path"]: p["message"] for p in doc["problems"]}
+    assert "crashed" in problems.get("deep.yaml", ""), problems
+    r = run_znt("sql", "-C", str(root), "--format", "json", "SELECT name FROM symbols")
+    assert r.returncode == 0, r.stderr
+    names = {row[0] for row in json.loads(r.stdout)["rows"]}
+    assert "g1" in names and "f1" not in names
+
+
 def _marked_processes(mark: str) -> list[int]:
     pids = []
     for entry in os.listdir("/proc"):
