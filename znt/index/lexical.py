@@ -325,7 +325,9 @@ def _literal_list(terms: Sequence[str]) -> str:
     return ", ".join("'" + t.replace("'", "''") + "'" for t in terms)
 
 
-def bm25_sql(weights: dict[str, float], filtered: bool, boosted: bool = False) -> str:
+def bm25_sql(
+    weights: dict[str, float], filtered: bool, boosted: bool = False, whole: bool = False
+) -> str:
     """The ranking query for the query terms and their ``weights``, inlined as literals: a
     constant IN-list is what lets DuckDB answer it from the ART index on
     ``lex_terms(term)``, and constant weights spare a join. Parameters: (when ``boosted``)
@@ -334,26 +336,31 @@ def bm25_sql(weights: dict[str, float], filtered: bool, boosted: bool = False) -
     normalisation is already in ``wtf``; what is left is BM25's saturation and the inverse
     document frequency. Scores are summed per integer key; only the best ``limit`` keys meet
     ``lex_docs`` for the id, file and facts, unless a filter or boost needs every hit's
-    file first."""
+    file first. ``whole``: from a read copy's ``lex_term_lists`` (a term's buckets in one
+    list, with its document frequency; znt/index/readcopy.py) instead of ``lex_terms``."""
     literal = _literal_list(list(weights))
     qw = " ".join(f"WHEN {_literal_list([t])} THEN {float(w)!r}" for t, w in weights.items())
-    # The query's lists are read once, by the index, into ``t``: left inline, the window
-    # that sums a term's document frequency over its buckets made DuckDB read them again by
-    # a filtered scan of the whole table. Cold, in a fresh process on sympy (load 3-5), the
-    # ten queries of benchmarks/query.py: median 59 -> 47 ms; a three-term query 96 -> 34 ms.
-    scored = f"""
-        WITH t AS MATERIALIZED (
+    if whole:
+        lists = f"lex_term_lists WHERE term IN ({literal})"
+        head = "WITH"
+    else:
+        # The query's lists are read once, by the index, into ``t``: left inline, the window
+        # that sums a term's document frequency over its buckets made DuckDB read them again
+        # by a filtered scan of the whole table. Cold, in a fresh process on sympy (load
+        # 3-5), the ten queries of benchmarks/query.py: median 59 -> 47 ms; a three-term
+        # query 96 -> 34 ms.
+        lists = "(SELECT term, sum(df) OVER (PARTITION BY term) AS df, syms, wtfs FROM t)"
+        head = f"""WITH t AS MATERIALIZED (
             SELECT term, df, syms, wtfs FROM lex_terms WHERE term IN ({literal})
-        ),
+        ),"""
+    scored = f"""
+        {head}
         s AS (
             SELECT sid,
                    sum((CASE term {qw} END)
                        * ln(1 + ((SELECT count(*) FROM lex_docs) - df + 0.5) / (df + 0.5))
                        * wtf * {K1 + 1} / (wtf + {K1})) AS score
-            FROM (
-                SELECT term, df, unnest(syms) AS sid, unnest(wtfs) AS wtf
-                FROM (SELECT term, sum(df) OVER (PARTITION BY term) AS df, syms, wtfs FROM t)
-            )
+            FROM (SELECT term, df, unnest(syms) AS sid, unnest(wtfs) AS wtf FROM {lists})
             GROUP BY sid
         )"""
     facts = "d.role, d.type, d.kind, d.file"
@@ -403,7 +410,9 @@ def rank(
     if path_regex is not None:
         params.append(path_regex)
     params.append(limit)
-    sql = bm25_sql(weights, path_regex is not None, bool(named))
+    from znt.index.store import read_copy
+
+    sql = bm25_sql(weights, path_regex is not None, bool(named), read_copy(con) is not None)
     out = []
     for sym, score, role, type_, kind, file in con.execute(sql, params).fetchall():
         out.append((sym, float(score)))
