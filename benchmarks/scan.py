@@ -358,7 +358,11 @@ def one_round(args: argparse.Namespace, tree: Tree, edits: list[Edit], tmp: Path
         cwd=tree.root,
     ).seconds
     ts = tree_sitter_parse(tree)
-    znt = [args.znt, "--format", "json", "-q"]
+    # A snapshot of another revision runs as ``python -m znt`` from PYTHONPATH: the venv's
+    # console script names the entry point of the installed revision, which an older one
+    # may not have.
+    exe = [sys.executable, "-m", "znt"] if (args.znt_rev or args.znt_copy) else [args.znt]
+    znt = [*exe, "--format", "json", "-q"]
     scan = [*znt, "scan", *([] if args.embed else ["--no-embed"])]
     root = str(tree.root)
     cold = run_timed([*scan, "--restart", root], sample=not args.no_sample)
@@ -662,6 +666,9 @@ def main(argv: list[str] | None = None) -> int:
     if not root.is_dir():
         ap.error(f"{root} is not a folder")
 
+    # A benchmark tree is often a copy outside any git repository: the first scan of a big
+    # one would otherwise stop to ask for --yes (znt.project.unversioned_size).
+    os.environ.setdefault("ZNT_SCAN_CONFIRM_FILES", str(10**9))
     started = dt.datetime.now(dt.timezone.utc)
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="znt-bench-") as tmpdir:
