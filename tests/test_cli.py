@@ -312,24 +312,33 @@ def test_command_table_names_every_command_of_every_module():
     assert defined == COMMAND_MODULES
 
 
-def test_a_search_imports_only_its_own_command_module(tmp_path):
-    """A search loads its own command module and nothing that only draws or walks graphs:
-    no other command, no rich, no networkx, and not pydantic (Typer's own conversion would
-    import it; znt.cli.app converts plain parameters itself)."""
+def _after_main(args: list[str], cwd: Path, *shown: str) -> list[str]:
+    """``main(args)`` run in a fresh interpreter in ``cwd``: its exit code (``exit N``),
+    then each expression of ``shown`` evaluated afterwards (``sys`` imported), a line each."""
     code = (
         "import sys\n"
         "from znt.cli import main\n"
         "try:\n"
-        "    main(['search', 'x', '--limit', '5', '--mode', 'lexical', '--path', 'a/*'])\n"
-        "except SystemExit:\n"
-        "    pass\n"
-        "print(sorted(m for m in sys.modules if m.startswith('znt.cli.')))\n"
-        "print(sorted(m for m in ('rich', 'networkx', 'pydantic') if m in sys.modules))\n"
+        f"    main({args!r})\n"
+        "except SystemExit as exc:\n"
+        "    print('exit', exc.code)\n" + "".join(f"print({e})\n" for e in shown)
     )
     out = subprocess.run(
-        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True
     ).stdout
-    modules, heavy = out.strip().splitlines()[-2:]
+    return out.strip().splitlines()[-(len(shown) + 1) :]
+
+
+def test_a_search_imports_only_its_own_command_module(tmp_path):
+    """A search loads its own command module and nothing that only draws or walks graphs:
+    no other command, no rich, no networkx, and not pydantic (Typer's own conversion would
+    import it; znt.cli.app converts plain parameters itself)."""
+    _, modules, heavy = _after_main(
+        ["search", "x", "--limit", "5", "--mode", "lexical", "--path", "a/*"],
+        tmp_path,
+        "sorted(m for m in sys.modules if m.startswith('znt.cli.'))",
+        "sorted(m for m in ('rich', 'networkx', 'pydantic') if m in sys.modules)",
+    )
     assert modules == "['znt.cli.app', 'znt.cli.output', 'znt.cli.richhelp', 'znt.cli.search']"
     assert heavy == "[]"
 
@@ -347,19 +356,10 @@ def test_one_shot_answers_build_no_document_types_and_no_export_modules(tmp_path
         ["graph", "alpha", "--depth", "2"],
         ["outline", "a.py"],
     ):
-        code = (
-            "import sys\n"
-            "from znt.cli import main\n"
-            "try:\n"
-            f"    main({args!r})\n"
-            "except SystemExit as exc:\n"
-            "    print('exit', exc.code)\n"
-            "print(sorted(m for m in sys.modules if m == 'znt.results' or m.startswith('znt.export')))\n"
+        loaded = (
+            "sorted(m for m in sys.modules if m == 'znt.results' or m.startswith('znt.export'))"
         )
-        out = subprocess.run(
-            [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
-        ).stdout
-        assert out.strip().splitlines()[-2:] == ["exit 0", "[]"], (args, out)
+        assert _after_main(args, tmp_path, loaded) == ["exit 0", "[]"], args
 
 
 def test_mistyped_command_suggests_by_edit_distance():

@@ -33,9 +33,9 @@ def load(path: Path) -> Manifest | None:
 
     try:
         data = read_regular(path)
-        head, files = _split(data)
-        if files is None:
-            files = json.loads(data.partition(b"\n")[2].decode("utf-8"))
+        head = _head(data)
+        # A manifest of an earlier version is one line, its files inside the head.
+        files = head["files"] if "files" in head else json.loads(data.partition(b"\n")[2])
         return Manifest(
             generation=head["generation"],
             fingerprint=head["fingerprint"],
@@ -46,16 +46,14 @@ def load(path: Path) -> Manifest | None:
         return None
 
 
-def _split(data: bytes) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """The manifest's first line (generation, fingerprint, last scan) parsed, and its files
-    when that line holds them (a manifest of an earlier version: one line); otherwise the
+def _head(data: bytes) -> dict[str, Any]:
+    """The manifest's first line parsed: generation, fingerprint and the last scan. The
     files are the second line, which ``last_scan`` never parses (on sympy, 1,641 entries:
     most of what reading the last scan cost a one-shot command)."""
     head = json.loads(data.partition(b"\n")[0].decode("utf-8"))
     if not isinstance(head, dict):
         raise TypeError("not a manifest")
-    files = head.get("files")
-    return head, files if isinstance(files, dict) else None
+    return head
 
 
 _last_scans: dict[Path, tuple[tuple[int, int, int], dict[str, Any]]] = {}
@@ -76,8 +74,7 @@ def last_scan(path: Path) -> dict[str, Any] | None:
         from znt.fsguard import read_regular
 
         try:
-            head, _files = _split(read_regular(path))
-            last = head.get("last_scan", {})
+            last = _head(read_regular(path)).get("last_scan", {})
             if not isinstance(last, dict):
                 return None
         except (OSError, ValueError, TypeError):
