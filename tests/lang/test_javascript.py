@@ -237,8 +237,17 @@ def test_import_candidates():
             for e in (".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts")
         ],
     ]
-    # "." is the folder's index file; a side-effect import binds no name.
-    assert cands("a.js", ImportRef(".", None, None))[0] == Candidate("index.js")
+    # "." is the folder's package.json main, else its index file; a side-effect import
+    # binds no name.
+    assert cands("a.js", ImportRef(".", None, None))[:2] == [
+        Candidate("package.json", mode="main"),
+        Candidate("index.js"),
+    ]
+    assert cands("src/a.js", ImportRef("../", None, "x"))[0] == Candidate(
+        "package.json", mode="main", member="default"
+    )
+    # A specifier that may name a file never depends on a package.json.
+    assert all(c.mode == "exact" for c in cands("src/a.js", ImportRef("./lib", None, "x")))
     assert SPEC.local_name(ImportRef("./polyfill", None, None)) == "./polyfill"
     assert cands("src/a.js", ImportRef("lodash/fp", "map", None)) == []
     assert cands("src/a.js", ImportRef("../../x", "X", None)) == []

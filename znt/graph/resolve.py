@@ -169,6 +169,22 @@ m AS (
     JOIN symbols s ON s.qualified_name = c.path AND s.language = src.language
      AND s.type = 'declaration'
     UNION ALL
+    -- ``main``: a folder's ``package.json`` names its entry file (``"main": "lib/app.js"``,
+    -- JavaScript's ``require('..')``), tried as written, then as ``.js`` and a folder's
+    -- ``index.js``; the first that exists.
+    SELECT * FROM (
+        SELECT c.file, c.line, c.local, c.prio, c.member, c.mode, f.path
+        FROM (SELECT *, left(path, length(path) - length('package.json')) AS dir
+              FROM c WHERE mode = 'main') c
+        JOIN symbols s ON s.file = c.path AND s.qualified_name = 'main'
+        CROSS JOIN LATERAL (SELECT c.dir || rtrim(regexp_replace(regexp_extract(
+            s.signature, ':[ \t]*"([^"]+)"[ \t]*$', 1), '^([.]/)+', ''), '/') AS entry) e
+        JOIN files f ON e.entry <> c.dir
+         AND f.path IN (e.entry, e.entry || '.js', e.entry || '/index.js')
+        QUALIFY row_number() OVER (PARTITION BY c.file, c.line, c.local
+                                   ORDER BY f.path <> e.entry, length(f.path)) = 1
+    )
+    UNION ALL
     -- ``package``: the files of the same language whose package declaration is the path
     -- and that define the member's head at their top level (a Kotlin top-level function:
     -- ``import com.acme.text.slugify``); like ``suffix``, it must be exactly one file.
@@ -291,6 +307,12 @@ def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | 
         UNION
         SELECT c.file FROM import_candidates c JOIN changed_keys k
           ON c.mode = 'package' AND k.pkgkey = 'package:' || c.path
+        UNION
+        -- a folder's entry file, named by its package.json (``main``): any file of the
+        -- language, or that package.json, may be it
+        SELECT c.file FROM import_candidates c JOIN files f ON f.path = c.file
+        SEMI JOIN changed_keys k ON k.language = f.language OR k.path = c.path
+        WHERE c.mode = 'main'
         """
     )
     _reexport_scope(con)

@@ -21,6 +21,10 @@ What a binding may look up in the target file:
   gives every name but ``default``). The query captures a re-export's specifier text
   (``B as C``, or ``A``) as its alias, which tells it from an import (an alias is one
   identifier, not the imported name itself);
+* ``module.exports = require('./x')``: a re-export of x's default export as the file's own
+  (local name ``export default``);
+* ``require('..')``, ``require('../..')``, ``require('./')``: a folder, through its
+  ``package.json`` ``main`` (the ``main`` candidate), else its ``index`` file;
 * ``import './x'``, ``import('./x')``: the file only (the local name is the specifier itself,
   which no expression can match).
 """
@@ -78,11 +82,16 @@ def module_name(path: str) -> str:
 
 # The local name of a re-export: ``export <name>`` (see ``znt.graph.resolve``).
 REEXPORT = "export "
+# The alias javascript.scm captures for ``module.exports = require('./x')``: the file's
+# module object is x's, so its default export is x's default export.
+WHOLE_MODULE = "module.exports"
 
 
 def reexported_name(imp: ImportRef) -> str | None:
     """The name a re-export (``export ... from``) exports (``*`` for ``export *``), or
     ``None`` for an import; see the module docstring for how the query marks them."""
+    if imp.name is None and imp.alias == WHOLE_MODULE:
+        return DEFAULT_MEMBER  # ``module.exports = require('./x')``: x's default is ours
     if imp.name == "*":
         if imp.alias is None:
             return "*"
@@ -140,7 +149,15 @@ def relative_candidates(path: str, imp: ImportRef, extensions: tuple[str, ...]) 
     if base == ".." or base.startswith("../"):
         return []  # outside the project
     member = _member(imp)
-    return [Candidate(p, member=member) for p in _files(base, extensions)]
+    out = [Candidate(p, member=member) for p in _files(base, extensions)]
+    if module in (".", "..") or module.endswith(("/", "/..")):
+        # Written as a folder (``require('..')``, ``require('../..')``): Node reads the
+        # folder's ``package.json`` ``main`` before its index file (mode ``main``, which
+        # znt.graph.resolve reads from that file's ``main`` key). Only for specifiers that
+        # can name nothing but a folder, so other imports never depend on a package.json.
+        pkg = f"{base}/package.json" if base else "package.json"
+        out.insert(0, Candidate(pkg, mode="main", member=member))
+    return out
 
 
 def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:

@@ -9,6 +9,8 @@
 (program (variable_declaration (variable_declarator name: (identifier) @name value: (class)) @definition.class))
 (program (export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name value: (class)) @definition.class)))
 (program (export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name value: (class)) @definition.class)))
+; `module.exports = class Application extends Emitter {}`: the file's default export.
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (class name: (identifier) @name) @definition.class) (#eq? @_module "module") (#eq? @_exports "exports")))
 
 ; ---------------------------------------------------------------------------- functions
 (function_declaration name: (identifier) @name) @definition.function
@@ -44,6 +46,9 @@
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_exports property: (property_identifier) @name) right: [(function_expression) (arrow_function) (generator_function)]) @definition.function) (#eq? @_exports "exports"))
 (program (expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) property: (property_identifier) @name) right: [(function_expression) (arrow_function) (generator_function)]) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (function_expression name: (identifier) @name)) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
+; An anonymous default export (`module.exports = (req, res) => {}`, `= function () {}`) is
+; named `exports`, as the file reads it (`module.exports(req, res)`).
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports @name) right: [(arrow_function) (function_expression !name) (generator_function !name)]) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
 ; `module.exports = { run() {}, stop: function () {} }`: the exported object's functions
 ; are the file's own names (`require('./m').run`); the object has no name, so a
 ; `this.x()` in them stays unbound.
@@ -77,6 +82,7 @@
 (class_declaration (class_heritage [(identifier) (member_expression)] @reference.inherits))
 (program (lexical_declaration (variable_declarator value: (class (class_heritage [(identifier) (member_expression)] @reference.inherits)))))
 (program (export_statement declaration: (lexical_declaration (variable_declarator value: (class (class_heritage [(identifier) (member_expression)] @reference.inherits))))))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (class (class_heritage [(identifier) (member_expression)] @reference.inherits))) (#eq? @_module "module") (#eq? @_exports "exports")))
 
 ; ---------------------------------------------------------------------------- calls
 ; The callee expression is kept as written (`a.b.c`, `this.m`, `obj?.m`); dynamic callees
@@ -127,6 +133,9 @@
 ; `module.exports = function f() {}` and the chain `exports = module.exports = f`.
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (function_expression name: (identifier) @export.value)) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
 (program (expression_statement (assignment_expression left: (identifier) right: (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (identifier) @export.value) @export.default) (#eq? @_module "module") (#eq? @_exports "exports")) @export)
+; `module.exports = class C {}` and an anonymous `module.exports = () => {}` (named `exports`).
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (class name: (identifier) @export.value)) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports @export.value) right: [(arrow_function) (function_expression !name) (generator_function !name)]) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
 
 ; ---------------------------------------------------------------------------- imports
 ; import X from 'm'            -> the default export, bound to X
@@ -150,3 +159,8 @@
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
 (variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias)) value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
 (expression_statement (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
+; `module.exports = require('./lib/x')` (also `exports = module.exports = require(...)`): the
+; file re-exports that module, its default export as its own (the alias `module.exports`
+; marks it, javascript.py).
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) @import.alias right: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .))) (#eq? @_module "module") (#eq? @_exports "exports") (#eq? @_require "require")) @import)
+(program (expression_statement (assignment_expression left: (identifier) right: (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) @import.alias right: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)))) (#eq? @_module "module") (#eq? @_exports "exports") (#eq? @_require "require")) @import)
