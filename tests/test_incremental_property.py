@@ -25,14 +25,23 @@ def _py_source(draw: st.DrawFn) -> str:
     for _ in range(draw(st.integers(0, 3))):
         mod = draw(st.sampled_from([m for m in MODULES if m.endswith(".py") and m != "main.py"]))
         dotted = mod[:-3].replace("/", ".")
-        name = draw(st.sampled_from(FUNCS))
+        name = draw(st.sampled_from([*FUNCS, "wrap"]))
         if draw(st.booleans()):
             lines.append(f"from {dotted} import {name}")
         else:
             lines.append(f"import {dotted} as alias_{name}")
+    # A decorator that returns a wrapper or the function itself (the wrapper rule reads
+    # another file's decorator: resolve._wrapper_edges).
+    wrapper = draw(st.sampled_from(["", "inner", "register"]))
+    if wrapper == "inner":
+        lines += ["def wrap(f):", "    def inner(*a):", "        return f(*a)", "    return inner"]
+    elif wrapper == "register":
+        lines += ["def wrap(f):", "    return f"]
     funcs = draw(st.lists(st.sampled_from(FUNCS), max_size=3, unique=True))
     for f in funcs:
         callee = draw(st.sampled_from([*FUNCS, "alias_alpha.beta", "len"]))
+        if draw(st.booleans()):
+            lines.append("@wrap")
         lines += [f"def {f}(x):", f"    return {callee}(x)", ""]
     if draw(st.booleans()):
         method = draw(st.sampled_from(FUNCS))

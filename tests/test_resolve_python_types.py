@@ -68,3 +68,39 @@ def test_a_stub_keeps_its_other_callers_and_others_stay_unbound(root):
     assert f"{STUBS}::Quiet.dumps" not in targets
     assert f"{STUBS}::Other.dumps" not in targets
     assert not [d for d in calls(root, f"{STUBS}::untyped") if not d.startswith("ext::")]
+
+
+DEC = "pkg/decorators.py"
+DECO = "pkg/decorated.py"
+WRAPPER = f"{DEC}::setupmethod.wrapper_func"
+
+
+def test_a_decorator_from_another_file_that_returns_a_wrapper(root):
+    # self.add_rule() of a method decorated with the imported @setupmethod calls the
+    # wrapper, which calls the method; the edge to the method itself stays.
+    out = calls(root, f"{DECO}::Scaffold.route")
+    assert out[WRAPPER] == "wrapper"
+    assert out[f"{DECO}::Scaffold.add_rule"] == "self_method"
+    assert calls(root, f"{DECO}::build")[WRAPPER] == "wrapper"
+    assert calls(root, WRAPPER)[f"{DECO}::Scaffold.add_rule"] == "wrapped"
+    rows = query(root, "SELECT src, expr FROM refs WHERE kind = 'wraps' ORDER BY src")
+    assert [r for r in rows if r[0].startswith(DEC)] == [
+        (f"{DEC}::setupmethod", "setupmethod.wrapper_func")
+    ]
+
+
+def test_decorators_that_return_the_function_add_no_wrapper_edge(root):
+    # @register returns f itself, and @logged's inner function never calls f: no wrapper;
+    # the same-named method of another class, and its caller, get no wrapper edge either.
+    wrapper_edges = query(
+        root, "SELECT src, dst FROM edges WHERE resolution IN ('wrapper', 'wrapped') ORDER BY 1"
+    )
+    assert set(wrapper_edges) == {
+        (WRAPPER, f"{DECO}::Scaffold.add_rule"),
+        (f"{DECO}::Scaffold.route", WRAPPER),
+        (f"{DECO}::build", WRAPPER),
+    }
+    out = calls(root, f"{DECO}::Scaffold.route")
+    assert out[f"{DECO}::Scaffold.plain"] == "self_method"
+    assert out[f"{DECO}::Scaffold.noted"] == "self_method"
+    assert f"{DECO}::Other.add_rule" not in calls(root, WRAPPER)

@@ -17,11 +17,6 @@ def _count(con: Any, sql: str) -> int:
     return int(row[0]) if row else 0
 
 
-# ``refs`` kinds that are facts for the resolver, not references in the code: what a Python
-# function returns, what a JavaScript/TypeScript file exports, a C/C++ prototype.
-_RESOLVER_FACTS = "'returns', 'exports', 'declares', 'abstract'"
-
-
 def stats(project: Project) -> StatsBody:
     """Counts by type, kind, language, edge kind and resolution; index size on disk."""
     from znt.index import store
@@ -78,7 +73,7 @@ def stats(project: Project) -> StatsBody:
             },
             "references": {
                 "total": _count(
-                    con, f"SELECT count(*) FROM refs WHERE kind NOT IN ({_RESOLVER_FACTS})"
+                    con, f"SELECT count(*) FROM refs WHERE kind NOT IN ({store.RESOLVER_FACTS})"
                 ),
             },
         }

@@ -5,7 +5,8 @@ now resolve differently, those of every file that could see it (``resolve._set_s
 for a module the whole project imports, that is almost every file. But the edges of those
 other files read only some of a file's rows: its path, folder, module name and language;
 its symbols' names, kinds, owners and ids (and the signatures of the languages whose rules
-read types from them); the order of its bases; what it returns, exports and declares; its
+read types from them); the order of its bases; what it returns, exports and declares, its
+stub methods, its decorators and the wrappers its decorators return; its
 import candidates (re-exports are followed through them); and its own ``inherits``,
 ``implements`` and ``imports`` edges (class hierarchies and include graphs). An edit that
 leaves all of that as it was (a function's body, a comment, a docstring, code moved down a
@@ -27,8 +28,17 @@ if TYPE_CHECKING:
     import duckdb
 
 # Reference kinds other files' edges read: bases (in order), returned functions, exported
-# and declared names.
-REF_KINDS = ("inherits", "implements", "returns", "exports", "declares", "abstract")
+# and declared names, stub methods, decorators and the wrappers decorators return.
+REF_KINDS = (
+    "inherits",
+    "implements",
+    "returns",
+    "exports",
+    "declares",
+    "abstract",
+    "decorated",
+    "wraps",
+)
 
 
 def _signature_languages() -> list[str]:

@@ -52,6 +52,8 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
+from znt.index.store import RESOLVER_FACTS
+
 if TYPE_CHECKING:
     import duckdb
 
@@ -82,6 +84,8 @@ CONFIDENCE = {
     "method_set": 0.9,
     "ambiguous": 0.5,
     "override": 0.5,
+    "wrapper": 0.9,
+    "wrapped": 0.9,
     "unresolved": 0.0,
     "local": 0.0,
 }
@@ -321,9 +325,11 @@ def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | 
     if flow:
         # A call's target may be found in the bases of a class from another file (``self``
         # calls, instances, constructors), and those bases in yet another file; a name may
-        # be re-exported by a package's ``__init__``. So the importers of a file in scope
-        # that defines a class with bases, or is an ``__init__``, are in scope too,
-        # transitively: that covers every chain of imports a hierarchy or re-export takes.
+        # be re-exported by a package's ``__init__``; a decorated function may be a wrapper
+        # another file's decorator returns (``_wrapper_edges``). So the importers of a file
+        # in scope that defines a class with bases or a decorated function, or is an
+        # ``__init__``, are in scope too, transitively: that covers every chain of imports a
+        # hierarchy, re-export or decorator takes.
         in_list = ", ".join(f"'{name}'" for name in flow)
         _grow_scope(
             con,
@@ -333,7 +339,7 @@ def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | 
             JOIN import_candidates c ON c.mode = 'module' AND c.path = f.module_name
             WHERE ends_with(f.path, '__init__.py')
                OR EXISTS (SELECT 1 FROM refs r
-                          WHERE r.file = f.path AND r.kind = 'inherits')
+                          WHERE r.file = f.path AND r.kind IN ('inherits', 'decorated'))
             """,
         )
 
@@ -490,7 +496,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     con.execute(
         "CREATE OR REPLACE TEMP TABLE scoped_refs AS "
         "SELECT r.*, r.rowid AS rid FROM refs r SEMI JOIN scope ON scope.path = r.file "
-        "WHERE r.kind NOT IN ('returns', 'exports', 'declares', 'abstract')"
+        f"WHERE r.kind NOT IN ({RESOLVER_FACTS})"
     )
 
     # References resolved inside their file.
@@ -711,6 +717,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     _method_set_edges(con)
     _dispatch_edges(con)
     _override_edges(con, classes)
+    _wrapper_edges(con)
 
 
 def _replace_edges(con: duckdb.DuckDBPyConnection) -> None:
@@ -1271,6 +1278,74 @@ def _override_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
         f"INSERT INTO new_edges VALUES (?, ?, 'call', {CONFIDENCE['override']}, 'override', "
         "?, ?, ?)",
         added,
+    )
+
+
+def _wrapper_edges(con: duckdb.DuckDBPyConnection) -> None:
+    """A function decorated by a decorator of the project that returns a wrapper (a
+    ``wraps`` row: a function nested in the decorator that calls its first parameter) is,
+    once decorated, that wrapper: a call of it calls the wrapper (``wrapper``), and the
+    wrapper calls it (``wrapped``, an edge of the decorated function's file, where the
+    decoration happens). The edge to the function itself stays, as a reader of the call
+    expects. The decorator is the function's only decorator, named plainly and defined in
+    its file or imported by name from another (``from .scaffold import setupmethod``);
+    stacked decorators, factories (``@retry(3)``) and decorators reached through a module
+    (``@mod.dec``) are left to the file's own type flow. The type flow of one file binds a
+    decorator of that file already; this rule adds the decorators of other files and
+    the calls of decorated methods through their receiver (``self.add_url_rule()``)."""
+    if not _scope_has(con, _flow_languages()):
+        return
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE wrapped AS
+        WITH wanted AS (
+            SELECT path AS file FROM scope
+            UNION
+            SELECT s.file FROM symbols s SEMI JOIN new_edges e
+              ON e.dst = s.id AND e.kind = 'call'
+        ),
+        deco AS (
+            SELECT r.file, r.src AS fn, r.expr, r.target,
+                   count(*) OVER (PARTITION BY r.src) AS n
+            FROM refs r SEMI JOIN wanted w ON w.file = r.file
+            WHERE r.kind = 'decorated'
+        ),
+        named AS (
+            SELECT fn, file, target AS dec FROM deco WHERE n = 1 AND target IS NOT NULL
+            UNION ALL
+            SELECT d.fn, d.file, s.id
+            FROM deco d
+            JOIN files df ON df.path = d.file
+            JOIN import_candidates c
+              ON c.file = d.file AND c.local = d.expr AND c.mode = 'module'
+             AND c.member IS NOT NULL
+            JOIN files f ON f.module_name = c.path AND f.language = df.language
+            JOIN symbols s ON s.file = f.path AND s.qualified_name = c.member
+                          AND s.type = 'function'
+            WHERE d.n = 1 AND d.target IS NULL
+            QUALIFY row_number() OVER (PARTITION BY d.fn ORDER BY c.prio, s.id) = 1
+        )
+        SELECT DISTINCT n.fn, n.file, w.target AS wrapper
+        FROM named n JOIN refs w ON w.kind = 'wraps' AND w.src = n.dec
+        """
+    )
+    con.execute(
+        f"""
+        INSERT INTO new_edges
+        SELECT e.src, w.wrapper, 'call', least(e.confidence, {CONFIDENCE["wrapper"]}),
+               'wrapper', e.file, e.line, e.count
+        FROM new_edges e JOIN wrapped w ON w.fn = e.dst
+        WHERE e.kind = 'call' AND e.src <> w.wrapper
+        """
+    )
+    con.execute(
+        f"""
+        INSERT INTO new_edges
+        SELECT w.wrapper, w.fn, 'call', {CONFIDENCE["wrapped"]}, 'wrapped', w.file,
+               s.start_line, 1
+        FROM wrapped w JOIN symbols s ON s.id = w.fn
+        SEMI JOIN scope ON scope.path = w.file
+        """
     )
 
 

@@ -450,7 +450,82 @@ class Extractor(TypeFlow):
         if self.flow:
             out.extend(self._return_rows(path, ordered))
             out.extend(self._stub_rows(path, ordered))
+            out.extend(self._decorator_rows(path, items, scopes, symbols, imported))
         return out
+
+    def _decorator_rows(
+        self,
+        path: str,
+        items: list[tuple[int, str, Any, Any]],
+        scopes: list[Def | None],
+        symbols: dict[str, Def],
+        imported: set[str],
+    ) -> list[tuple[Any, ...]]:
+        """Facts for the resolver's wrapper rule (never edges, znt/graph/resolve.py): a
+        ``decorated`` row for each plain decorator name of a function (``@setupmethod``, not
+        ``@route("/")``), from the function, with what the file alone resolves it to; a
+        ``wraps`` row for a function nested in another that calls the outer one's first
+        parameter (``def dec(f): def inner(): f()``), from the outer one. A decorator from
+        another file replaces the function with its wrapper just as a local one does, which
+        the type flow of one file cannot see."""
+        rules = self.spec.syntax
+        out: dict[tuple[str, str, str], tuple[Any, ...]] = {}
+        for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
+            while scope is not None and scope.scope_only:
+                scope = scope.parent
+            if scope is None or scope.type != "function":
+                continue
+            in_decorator = node.parent is not None and node.parent.type in rules.decorator_types
+            if kind != "decorator" and not (kind == "call" and in_decorator):
+                outer = scope.parent
+                while outer is not None and outer.scope_only:
+                    outer = outer.parent
+                if kind != "call" or outer is None or outer.type != "function":
+                    continue
+                first_param = rules.parameters(outer.node)[:1]
+                if first_param and normalize_expr(rules.callee_text(target)) == first_param[0]:
+                    point = node.start_point
+                    key = (outer.id, "wraps", scope.id)
+                    out.setdefault(
+                        key,
+                        (
+                            path,
+                            outer.id,
+                            "wraps",
+                            scope.qname,
+                            point[0] + 1,
+                            point[1] + 1,
+                            1,
+                            scope.id,
+                            None,
+                        ),
+                    )
+                continue
+            if node.type in rules.call_types or target.type in rules.call_types:
+                continue  # ``@route("/")``: what a call returns decorates
+            expr = normalize_expr(rules.callee_text(target))
+            if not expr:
+                continue
+            around = scope.parent
+            while around is not None and around.scope_only:
+                around = around.parent
+            target_id, resolution = self._resolve_local(expr, around, symbols, imported)
+            point = node.start_point
+            out.setdefault(
+                (scope.id, "decorated", expr),
+                (
+                    path,
+                    scope.id,
+                    "decorated",
+                    expr,
+                    point[0] + 1,
+                    point[1] + 1,
+                    1,
+                    target_id,
+                    resolution,
+                ),
+            )
+        return list(out.values())
 
     def _stub_rows(self, path: str, ordered: list[Def]) -> list[tuple[Any, ...]]:
         """``abstract`` rows: the methods whose body is a stub (never edges; the resolver
