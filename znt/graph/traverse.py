@@ -562,16 +562,21 @@ def _ego_distances(graph: Any, start: Sequence[str], depth: int, direction: str)
     """Each node's distance from the nearest start node in networkx's ego graph of radius
     ``depth`` (edges followed forward for down, backward for up, either way for both)."""
     nx = _networkx()
-    if direction == "down":
-        probe = graph.copy()
-    elif direction == "up":
-        probe = graph.reverse(copy=True)
+    # One source node stands for the start nodes, added to the graph for the call and
+    # taken out after it; the reversed and undirected graphs are networkx's views of it,
+    # not copies. The nodes within ``depth + 1`` of that source are networkx's ego graph of
+    # that radius, and their distances in it are their distances in the whole graph.
+    graph.add_node(_SOURCE)
+    if direction == "up":
+        graph.add_edges_from((s, _SOURCE) for s in start)
+        view = graph.reverse(copy=False)
     else:
-        probe = graph.to_undirected().to_directed()
-    probe.add_node(_SOURCE)
-    probe.add_edges_from((_SOURCE, s) for s in start)
-    ego = nx.ego_graph(probe, _SOURCE, radius=depth + 1)
-    lengths = nx.single_source_shortest_path_length(ego, _SOURCE)
+        graph.add_edges_from((_SOURCE, s) for s in start)
+        view = graph if direction == "down" else graph.to_undirected(as_view=True)
+    try:
+        lengths = nx.single_source_shortest_path_length(view, _SOURCE, cutoff=depth + 1)
+    finally:
+        graph.remove_node(_SOURCE)
     return {n: d - 1 for n, d in lengths.items() if n != _SOURCE}
 
 
@@ -686,12 +691,22 @@ def first_shortest_paths(
     ``PATH_ENUMERATION`` shortest paths networkx finds from any of ``sources`` to any of
     ``targets`` in ``graph`` (one shared source and target node stand for them all)."""
     nx = _networkx()
-    probe = nx.DiGraph(graph)
-    probe.add_edges_from((_SOURCE, s) for s in sources if s in graph)
-    probe.add_edges_from((t, _TARGET) for t in targets if t in graph)
-    if _SOURCE not in probe or _TARGET not in probe or not nx.has_path(probe, _SOURCE, _TARGET):
+    starts = [s for s in sources if s in graph]
+    ends = [t for t in targets if t in graph]
+    if not starts or not ends:
         return []
-    found = itertools.islice(nx.all_shortest_paths(probe, _SOURCE, _TARGET), PATH_ENUMERATION)
+    # The shared source and target are added to the graph for the search and taken out
+    # after it (no copy of the graph).
+    graph.add_edges_from((_SOURCE, s) for s in starts)
+    graph.add_edges_from((t, _TARGET) for t in ends)
+    try:
+        if not nx.has_path(graph, _SOURCE, _TARGET):
+            return []
+        found = list(
+            itertools.islice(nx.all_shortest_paths(graph, _SOURCE, _TARGET), PATH_ENUMERATION)
+        )
+    finally:
+        graph.remove_nodes_from((_SOURCE, _TARGET))
     return sorted(p[1:-1] for p in found)[:limit]
 
 
