@@ -65,6 +65,10 @@ from znt.index.syntax import (
 from znt.index.typeflow import RefRow, TypeFlow, container_items, name_lambdas
 
 SymbolRow = tuple[Any, ...]
+# A reference as the bindings do not change it (``Extractor._ref_preps``): its kind, callee
+# text, the scope it is read from, its source definition and that one's id, the definition
+# it decorates, and the declaration in sight of its head (``_site_of``).
+_RefPrep = tuple[str, str, Def | None, Def | None, str, Def | None, tuple[str, int, int] | None]
 ImportRow = tuple[Any, ...]
 
 _MODIFIER_LISTS = frozenset({"modifiers", "attribute_list"})
@@ -103,6 +107,7 @@ class Extractor(TypeFlow):
             self.query.capture_name(i) == "binding" for i in range(self.query.capture_count)
         )
         self._bindings: dict[tuple[str, str], list[Value]] = {}
+        self._bound: dict[tuple[str, str], set[tuple[str, bool, int | None]]] = {}
         # (scope key, container name) -> the values of its literal items (``d["a"]``, ...)
         self._items: dict[tuple[str, str], list[Value]] = {}
         self._symbols: dict[str, Def] = {}
@@ -213,6 +218,7 @@ class Extractor(TypeFlow):
         self._assign_locals(ordered, locals_)
         _assign_receivers(ordered, receivers)
         self._bindings = self._scope_bindings(ordered, bindings)
+        self._bound = {}
         self._items = container_items(self._bindings)
         symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}
         self._symbols = symbols_by_qname
@@ -442,8 +448,9 @@ class Extractor(TypeFlow):
         scopes = innermost(ordered, [it[0] for it in items])
         # Type flow: arguments bind the parameters of the functions of this file they are
         # passed to, which can change how calls inside those functions read: a few rounds.
+        preps = self._ref_preps(path, items, scopes, symbols)
         for _round in range(4 if self.flow else 1):
-            rows, added = self._ref_rows(path, items, scopes, symbols, imported)
+            rows, added = self._ref_rows(path, items, scopes, preps, symbols, imported)
             if not added:
                 break
         out = [tuple(r) for r in rows.values()]
@@ -545,6 +552,7 @@ class Extractor(TypeFlow):
         path: str,
         items: list[tuple[int, str, Any, Any]],
         scopes: list[Def | None],
+        preps: list[_RefPrep | None],
         symbols: dict[str, Def],
         imported: set[str],
     ) -> tuple[dict[tuple[Any, ...], list[Any]], bool]:
@@ -552,7 +560,9 @@ class Extractor(TypeFlow):
         self._rw_cache = {}
         rules = self.spec.syntax
         rows: dict[tuple[Any, ...], list[Any]] = {}
-        for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
+        for (_pos, kind, node, _target), scope, prep in zip(items, scopes, preps, strict=True):
+            if prep is None:
+                continue
             if kind == "passed":
                 # A function handed to a builtin that calls it: a call by the code around,
                 # unless the builtin's name is bound to something else here.
@@ -563,53 +573,7 @@ class Extractor(TypeFlow):
                     continue
                 if self._rewrite(fn, scope, symbols) != [(fn, None)]:
                     continue
-                kind = "call"
-            calls = 0
-            if self.flow and kind != "iterate":
-                # Calling what a call returns (``factory()()``, ``f()()()``): one ``()`` per
-                # call in the chain, around the innermost callee.
-                while target.type in rules.call_types and calls < 3:
-                    inner = target.child_by_field_name(rules.call_function_field)
-                    if inner is None:
-                        break
-                    target, calls = inner, calls + 1
-            expr = normalize_expr(rules.callee_text(target))
-            if not expr:
-                continue
-            if calls:
-                expr += "()" * calls
-            elif kind == "iterate" and target.type in rules.call_types:
-                expr += "()"  # iterating over what a call returns
-            if kind in ("inherits", "implements") and scope is not None and scope.scope_only:
-                # ``impl Trait for Type`` (a scope): the reference belongs to the type the
-                # scope names, when this file declares it.
-                twin = symbols.get(scope.qname)
-                if twin is not None and twin.type == "declaration":
-                    scope = twin
-            while scope is not None and scope.scope_only:
-                scope = scope.parent
-            src = scope
-            if kind in ("inherits", "implements") and scope is not None:
-                # A base-class reference sits inside the class it belongs to; it is looked
-                # up from the scope around that class.
-                scope = scope.parent
-            if kind == "decorator" or (
-                self.flow
-                and kind == "call"
-                and node.parent is not None
-                and node.parent.type in rules.decorator_types
-            ):
-                # Applying a decorator is a call made by the code around the definition.
-                kind = "call"
-                decorated = scope
-                if scope is not None:
-                    scope = src = scope.parent
-                    while scope is not None and scope.scope_only:
-                        scope = src = scope.parent
-            else:
-                decorated = None
-            src_id = src.id if src is not None else path
-            self._site = self._site_of(expr, scope, node) if self.flow else None
+            kind, expr, scope, src, src_id, decorated, self._site = prep
             variants: list[tuple[str, str | None]]
             if kind == "iterate":
                 # ``for x in v``: calls ``__iter__`` and ``__next__`` (the language's
@@ -669,6 +633,70 @@ class Extractor(TypeFlow):
                     added |= self._bind_args(node, target_id, hint, scope, decorated)
         self._site = None
         return rows, added
+
+    def _ref_preps(
+        self,
+        path: str,
+        items: list[tuple[int, str, Any, Any]],
+        scopes: list[Def | None],
+        symbols: dict[str, Def],
+    ) -> list[_RefPrep | None]:
+        """What each reference is before the bindings come in (its callee text, the scope
+        it is read from, the definition it is attributed to): the same in every round of
+        ``_refs``, so worked out once. ``None`` for a reference with no callee text."""
+        rules = self.spec.syntax
+        out: list[_RefPrep | None] = []
+        for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
+            if kind == "passed":
+                kind = "call"  # when ``_ref_rows`` finds that the builtin calls it
+            calls = 0
+            if self.flow and kind != "iterate":
+                # Calling what a call returns (``factory()()``, ``f()()()``): one ``()`` per
+                # call in the chain, around the innermost callee.
+                while target.type in rules.call_types and calls < 3:
+                    inner = target.child_by_field_name(rules.call_function_field)
+                    if inner is None:
+                        break
+                    target, calls = inner, calls + 1
+            expr = normalize_expr(rules.callee_text(target))
+            if not expr:
+                out.append(None)
+                continue
+            if calls:
+                expr += "()" * calls
+            elif kind == "iterate" and target.type in rules.call_types:
+                expr += "()"  # iterating over what a call returns
+            if kind in ("inherits", "implements") and scope is not None and scope.scope_only:
+                # ``impl Trait for Type`` (a scope): the reference belongs to the type the
+                # scope names, when this file declares it.
+                twin = symbols.get(scope.qname)
+                if twin is not None and twin.type == "declaration":
+                    scope = twin
+            while scope is not None and scope.scope_only:
+                scope = scope.parent
+            src = scope
+            if kind in ("inherits", "implements") and scope is not None:
+                # A base-class reference sits inside the class it belongs to; it is looked
+                # up from the scope around that class.
+                scope = scope.parent
+            decorated: Def | None = None
+            if kind == "decorator" or (
+                self.flow
+                and kind == "call"
+                and node.parent is not None
+                and node.parent.type in rules.decorator_types
+            ):
+                # Applying a decorator is a call made by the code around the definition.
+                kind = "call"
+                decorated = scope
+                if scope is not None:
+                    scope = src = scope.parent
+                    while scope is not None and scope.scope_only:
+                        scope = src = scope.parent
+            src_id = src.id if src is not None else path
+            site = self._site_of(expr, scope, node) if self.flow else None
+            out.append((kind, expr, scope, src, src_id, decorated, site))
+        return out
 
     def _site_of(self, expr: str, scope: Def | None, node: Any) -> tuple[str, int, int] | None:
         """(head, declaration in sight, the function) when the function around ``node`` declares the

@@ -189,8 +189,11 @@ def document_rows(
     docs: list[tuple[Any, ...]] = []
     postings: list[tuple[str, int, str, float]] = []
     path_terms = tokenize(_path_text(path))
-    found = [(m.start(), m.group()) for m in _TOKEN_BYTES.finditer(source)]
-    starts = [pos for pos, _tok in found]
+    # The file's tokens and where they start, as two lists (a body is then one slice of
+    # each, counted in C), and the terms of each distinct token, decoded once per file.
+    tokens = _TOKEN_BYTES.findall(source)
+    starts = [m.start() for m in _TOKEN_BYTES.finditer(source)]
+    terms_of = {tok: _token_terms(tok.decode("ascii")) for tok in set(tokens)}
     for row in symbols:
         sym_id, name, qname = row[0], row[2] or "", row[3] or ""
         start_b, end_b, signature, doc = row[9], row[10], row[11] or "", row[12] or ""
@@ -213,11 +216,10 @@ def document_rows(
         if start_b is not None and end_b is not None:
             end = min(int(end_b), int(start_b) + MAX_BODY_BYTES)
             lo, hi = bisect_left(starts, int(start_b)), bisect_left(starts, end)
-            counts = Counter(tok for _pos, tok in found[lo:hi])
             body_len = 0
             per_term: defaultdict[str, int] = defaultdict(int)
-            for tok, n in counts.items():
-                tok_terms = _token_terms(tok.decode("ascii"))
+            for tok, n in Counter(tokens[lo:hi]).items():
+                tok_terms = terms_of[tok]
                 for t in tok_terms:
                     per_term[t] += n
                 body_len += n * len(tok_terms)
@@ -233,6 +235,18 @@ def document_rows(
         docs.append((path, sym_id, sid, float(length), row[13], row[4], row[5]))
         postings.extend((path, sid, t, round(w, 3)) for t, w in weighted.items())
     return docs, postings
+
+
+def postings_csv(path: str, postings: Sequence[tuple[str, int, str, float]]) -> str:
+    """``lex_postings`` rows of one file (``document_rows``) as a sink's CSV writer writes
+    them (``store.CsvSink.add_text``), formatted here three times faster: the path is
+    quoted once, a term is made of ``_TOKEN``'s characters (letters, digits, ``_``, ``.``:
+    never quoted), and the integer and the float are written as ``csv`` writes them
+    (``str`` and ``repr``)."""
+    from znt.index.store import csv_field
+
+    qpath = csv_field(path)
+    return "".join([f"{qpath},{sid},{term},{wtf!r}\r\n" for _p, sid, term, wtf in postings])
 
 
 # Files the query names. An issue or a question often says where the trouble is: a path

@@ -23,7 +23,7 @@ from znt.index.languages import (
     reset_current_root,
     set_current_root,
 )
-from znt.index.lexical import document_rows, search_card
+from znt.index.lexical import document_rows, postings_csv, search_card
 from znt.index.store import CsvSink
 
 BINARY_SNIFF = 8192
@@ -128,7 +128,7 @@ def _write_rows(
     sink.add("import_candidates", facts.candidates)
     docs, postings = document_rows(res.path, facts.symbols, source)
     sink.add("lex_docs", docs)
-    sink.add("lex_postings", postings)
+    sink.add_text("lex_postings", postings_csv(res.path, postings))
     sink.add("embed_docs", embed_rows(res.path, lang, facts.symbols, source))
 
 

@@ -49,6 +49,8 @@ class TypeFlow:
     spec: LanguageSpec
     flow: bool
     _bindings: dict[tuple[str, str], list[Value]]
+    # The compared fields of each binding list's values once ``_bind_args`` adds to it.
+    _bound: dict[tuple[str, str], set[tuple[str, bool, int | None]]]
     _items: dict[tuple[str, str], list[Value]]
     _symbols: dict[str, Def]
     _by_id: dict[str, Def]
@@ -401,12 +403,26 @@ class TypeFlow:
         for name, value in pairs:
             if name not in params:
                 continue
-            values = self._bindings.setdefault((d.id, name), [])
-            if value not in values:
+            key = (d.id, name)
+            values = self._bindings.setdefault(key, [])
+            # ``value in values`` by its compared fields, through a set kept beside the
+            # list: a function called from many places gets hundreds of bound values, and
+            # the list test made this quadratic (900k ``Value.__eq__`` in 300 sympy files).
+            seen = self._bound.get(key)
+            if seen is None:
+                seen = self._bound[key] = {_value_key(v) for v in values}
+            vkey = _value_key(value)
+            if vkey not in seen:
+                seen.add(vkey)
                 values.append(value)
                 added = True
                 self._rw_cache = {}
         return added
+
+
+def _value_key(value: Value) -> tuple[str, bool, int | None]:
+    """What ``Value.__eq__`` compares (the fields not marked ``compare=False``)."""
+    return (value.expr, value.instance, value.site)
 
 
 def container_items(
