@@ -104,3 +104,38 @@ def test_decorators_that_return_the_function_add_no_wrapper_edge(root):
     assert out[f"{DECO}::Scaffold.plain"] == "self_method"
     assert out[f"{DECO}::Scaffold.noted"] == "self_method"
     assert f"{DECO}::Other.add_rule" not in calls(root, WRAPPER)
+
+
+def _wrapper_edges(root):
+    return sorted(
+        query(
+            root, "SELECT src, dst, resolution FROM edges WHERE kind = 'call' AND src LIKE 'top%'"
+        )
+    )
+
+
+def test_an_edit_of_the_decorators_file_reaches_the_callers_of_what_it_decorates(tmp_path):
+    # dec.py's wrap returns a wrapper; mid.py decorates f with it; top.py calls f and imports
+    # only mid.py. Making wrap hand back f itself changes top.py's edges, two imports away
+    # from the edit: the incremental scan must hold what a clean scan of the same tree holds.
+    import shutil
+
+    from znt import api
+
+    work = tmp_path / "work"
+    work.mkdir()
+    wrapping = "def wrap(f):\n    def inner(*a):\n        return f(*a)\n\n    return inner\n"
+    (work / "dec.py").write_text(wrapping)
+    (work / "mid.py").write_text("from dec import wrap\n\n\n@wrap\ndef f(x):\n    return x\n")
+    (work / "top.py").write_text("from mid import f\n\n\ndef g():\n    return f(1)\n")
+    api.scan(str(work))
+    assert ("top.py::g", "dec.py::wrap.inner", "wrapper") in _wrapper_edges(work)
+    (work / "dec.py").write_text("def wrap(f):\n    return f\n")
+    api.scan(str(work))
+    clean = tmp_path / "clean"
+    shutil.copytree(work, clean, ignore=shutil.ignore_patterns(".znt"))
+    api.scan(str(clean))
+    assert _wrapper_edges(work) == _wrapper_edges(clean) == [("top.py::g", "mid.py::f", "import")]
+    (work / "dec.py").write_text(wrapping)
+    api.scan(str(work))
+    assert ("top.py::g", "dec.py::wrap.inner", "wrapper") in _wrapper_edges(work)

@@ -327,9 +327,10 @@ def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | 
         # calls, instances, constructors), and those bases in yet another file; a name may
         # be re-exported by a package's ``__init__``; a decorated function may be a wrapper
         # another file's decorator returns (``_wrapper_edges``). So the importers of a file
-        # in scope that defines a class with bases or a decorated function, or is an
-        # ``__init__``, are in scope too, transitively: that covers every chain of imports a
-        # hierarchy, re-export or decorator takes.
+        # in scope that defines a class with bases, or a function decorated by a name of its
+        # own or imported by name (``@property`` is neither), or is an ``__init__``, are in
+        # scope too, transitively: that covers every chain of imports a hierarchy,
+        # re-export or decorator takes.
         in_list = ", ".join(f"'{name}'" for name in flow)
         _grow_scope(
             con,
@@ -339,7 +340,14 @@ def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | 
             JOIN import_candidates c ON c.mode = 'module' AND c.path = f.module_name
             WHERE ends_with(f.path, '__init__.py')
                OR EXISTS (SELECT 1 FROM refs r
-                          WHERE r.file = f.path AND r.kind IN ('inherits', 'decorated'))
+                          WHERE r.file = f.path AND r.kind = 'inherits')
+               OR EXISTS (SELECT 1 FROM refs r
+                          WHERE r.file = f.path AND r.kind = 'decorated'
+                            AND (r.target IS NOT NULL
+                                 OR EXISTS (SELECT 1 FROM import_candidates d
+                                            WHERE d.file = r.file AND d.local = r.expr
+                                              AND d.mode = 'module'
+                                              AND d.member IS NOT NULL)))
             """,
         )
 
