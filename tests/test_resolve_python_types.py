@@ -139,3 +139,36 @@ def test_an_edit_of_the_decorators_file_reaches_the_callers_of_what_it_decorates
     (work / "dec.py").write_text(wrapping)
     api.scan(str(work))
     assert ("top.py::g", "dec.py::wrap.inner", "wrapper") in _wrapper_edges(work)
+
+
+STAR = "pkg/starpkg"
+
+
+def test_names_a_package_takes_with_star_imports_resolve(root):
+    # `import pkg.starpkg as sp; sp.Client()`: the package's __init__ has `from ._a import *`
+    out = calls(root, "pkg/use_star.py::run")
+    assert out[f"{STAR}/_a.py::Client"] == "import"
+    assert out[f"{STAR}/_a.py::Client.get"] == "assigned"
+    assert out[f"{STAR}/_a.py::only_a"] == "import"
+    # two star imports give `shared`: the later one (_b) binds it, as in Python
+    assert out[f"{STAR}/_b.py::shared"] == "import"
+    assert f"{STAR}/_a.py::shared" not in out
+    # through a nested package's own star import
+    assert out[f"{STAR}/_sub/deep.py::Deep"] == "import"
+
+
+def test_private_and_undefined_names_stay_unbound_through_star_imports(root):
+    out = calls(root, "pkg/use_star.py::run")
+    assert f"{STAR}/_a.py::_private" not in out
+    assert not [d for d in out if "missing" in d and not d.startswith("ext::")]
+    assert not [d for d in out if "private" in d and not d.startswith("ext::")]
+
+
+def test_graph_names_a_star_re_export(root):
+    from znt import api
+
+    doc = api.graph("pkg.starpkg.only_a", project_path=str(root))
+    assert doc["start"]["ids"] == [f"{STAR}/_a.py::only_a"]
+    assert doc["start"]["matched_by"] == "re_export"
+    with pytest.raises(Exception, match="not found"):
+        api.graph("pkg.starpkg._private", project_path=str(root))

@@ -681,6 +681,29 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
             GROUP BY h.rid
             """
         )
+        # A name a package's ``__init__`` takes from one of its modules with ``from .m
+        # import *`` (``httpx.Client``, ``httpx.get``): the module's top-level name.
+        _star_exports(con, in_list)
+        con.execute(
+            f"""
+            INSERT INTO ref_targets
+            WITH wanted AS (
+                {IMPORTED_NAME}
+                ANTI JOIN ref_targets rt ON rt.rid = ri.rid
+                WHERE (ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?'))
+                  AND ends_with(t.target, '__init__.py')
+            )
+            SELECT w.rid, min(s.id),
+                   CASE WHEN any_value(w.hint) = 'assigned?' THEN 'ambiguous' ELSE 'import' END
+            FROM wanted w
+            JOIN star_exports x ON x.file = w.tfile AND x.name = split_part(w.qname, '.', 1)
+            JOIN symbols s ON s.file = x.tfile AND s.qualified_name = w.qname
+                          AND s.type IN ('function', 'declaration', 'member')
+            GROUP BY w.rid
+            """
+        )
+    else:
+        con.execute(_NO_STAR_EXPORTS)
     _include_targets(con)
     _export_targets(con)
     con.execute(
@@ -726,6 +749,51 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     _dispatch_edges(con)
     _override_edges(con, classes)
     _wrapper_edges(con)
+
+
+# ``reach``: the files whose top-level names a package's ``__init__`` takes with ``from .m
+# import *``, through up to four such packages (traverse.py names ``requests.get`` with it).
+STAR_REACH = """WITH RECURSIVE star AS (
+    SELECT c.file, t.path AS tfile, c.line
+    FROM import_candidates c
+    JOIN files src ON src.path = c.file AND src.language IN ({languages})
+    JOIN files t ON t.module_name = c.path AND t.language = src.language
+    WHERE c.local = '*' AND c.mode = 'module' AND ends_with(c.file, '__init__.py')
+),
+reach(file, tfile, line, depth) AS (
+    SELECT file, tfile, line, 1 FROM star
+    UNION
+    SELECT r.file, s.tfile, r.line, r.depth + 1
+    FROM reach r JOIN star s ON s.file = r.tfile
+    WHERE r.depth < 4
+)"""
+# Of two star imports giving a name, the one imported last binds it (then the nearest).
+STAR_ORDER = "r.line DESC, r.depth, r.tfile"
+
+_NO_STAR_EXPORTS = (
+    "CREATE OR REPLACE TEMP TABLE star_exports (file VARCHAR, name VARCHAR, tfile VARCHAR)"
+)
+
+
+def _star_exports(con: duckdb.DuckDBPyConnection, languages: str) -> None:
+    """``star_exports``: the public top-level names (no leading ``_``) a package's
+    ``__init__`` takes from its modules with ``from .m import *``, and the file each comes
+    from, through up to four such packages (``httpx`` -> ``httpx._transports`` ->
+    ``httpx._transports.mock``); of two modules giving a name, the one imported last, as
+    Python binds it. ``__all__`` is not read: a name it leaves out is one no importer can
+    use anyway."""
+    con.execute(_NO_STAR_EXPORTS)
+    con.execute(
+        f"""
+        INSERT INTO star_exports
+        {STAR_REACH.format(languages=languages)}
+        SELECT r.file, s.name, r.tfile
+        FROM reach r
+        JOIN symbols s ON s.file = r.tfile AND s.parent_id = r.tfile
+        WHERE NOT starts_with(s.name, '_')
+        QUALIFY row_number() OVER (PARTITION BY r.file, s.name ORDER BY {STAR_ORDER}) = 1
+        """
+    )
 
 
 def _replace_edges(con: duckdb.DuckDBPyConnection) -> None:
@@ -927,6 +995,21 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
                                          ELSE t.member || '.' || v.rest END
             GROUP BY v.rid
         ),
+        star_cls AS (
+            -- ``httpx.Client`` where ``httpx/__init__.py`` has ``from ._client import *``.
+            SELECT v.rid, min(s.id) AS cls FROM via v
+            JOIN import_targets t ON t.file = v.file AND t.local = v.local
+            JOIN star_exports x ON x.file = t.target
+             AND x.name = split_part(CASE WHEN t.member IS NULL THEN v.rest
+                                          WHEN v.rest IS NULL THEN t.member
+                                          ELSE t.member || '.' || v.rest END, '.', 1)
+            JOIN symbols s ON s.file = x.tfile AND s.type = 'declaration'
+             AND s.qualified_name = CASE WHEN t.member IS NULL THEN v.rest
+                                         WHEN v.rest IS NULL THEN t.member
+                                         ELSE t.member || '.' || v.rest END
+            ANTI JOIN import_cls i ON i.rid = v.rid
+            GROUP BY v.rid
+        ),
         fn_named AS (
             -- Go: ``NewStore().Put``, ``s := store.NewStore(); s.Put()``: the prefix is a
             -- function of the package (or of an imported one) ...
@@ -974,7 +1057,8 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
         SELECT m.rid, m.hint, m.member, c.cls
         FROM member_refs m
         JOIN (SELECT * FROM local_cls UNION ALL SELECT * FROM package_cls
-              UNION ALL SELECT * FROM import_cls UNION ALL SELECT * FROM result_cls
+              UNION ALL SELECT * FROM import_cls UNION ALL SELECT * FROM star_cls
+              UNION ALL SELECT * FROM result_cls
               UNION ALL SELECT * FROM field_cls) c
           ON c.rid = m.rid
         """

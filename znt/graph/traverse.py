@@ -257,6 +257,27 @@ def _reexported(con: Any, parts: list[str]) -> list[Any]:
         ).fetchall()
         if rows:
             return rows
+        if rest or local.startswith("_"):
+            continue
+        # ``from .api import *`` in the package (``httpx.get``), through nested packages.
+        from znt.graph.resolve import STAR_ORDER, STAR_REACH, _flow_languages
+
+        languages = ", ".join(f"'{name}'" for name in _flow_languages()) or "''"
+        rows = con.execute(
+            f"""
+            {STAR_REACH.format(languages=languages)}
+            SELECT s.id, s.file, s.name, s.qualified_name, s.start_line, t.module_name
+            FROM files f
+            JOIN reach r ON r.file = f.path
+            JOIN files t ON t.path = r.tfile
+            JOIN symbols s ON s.file = r.tfile AND s.parent_id = r.tfile AND s.name = ?
+            WHERE f.module_name = ?
+            QUALIFY row_number() OVER (ORDER BY {STAR_ORDER}) = 1
+            """,
+            [local, module],
+        ).fetchall()
+        if rows:
+            return rows
     return []
 
 
