@@ -58,12 +58,15 @@ def status_state(project: Project, root: Path | None) -> str:
     return "Monitoring" if state and state.get("alive") else "Idle"
 
 
-def freshness(project: Project, *, check_files: bool) -> Freshness:
+def freshness(
+    project: Project, *, check_files: bool, manifest: manifest_mod.Manifest | None = None
+) -> Freshness:
     """How fresh the index is: the last scan, the commit it saw, and (with ``check_files``)
-    how many files changed since. Uses the manifest and ``stat`` only: no hashing."""
+    how many files changed since. Uses the manifest (``manifest``, when the caller has read
+    it: a big tree's is megabytes of JSON) and ``stat`` only: no hashing."""
     from znt.gitinfo import head_commit
 
-    man = manifest_mod.load(project.manifest_path) if check_files else None
+    man = (manifest or manifest_mod.load(project.manifest_path)) if check_files else None
     last = (man.last_scan if man else None) or manifest_mod.last_scan(project.manifest_path) or {}
     head = head_commit(project.root)
     out: Freshness = {
@@ -118,8 +121,10 @@ def status(requested: Path) -> StatusBody:
             files_row = con.execute("SELECT count(*) FROM files").fetchone()
             stats["files"] = int(files_row[0]) if files_row else 0
             for typ, n in con.execute(
+                # The ``externals`` view's dependencies are its distinct ``dep::`` ids.
                 "SELECT type, count(*) FROM symbols GROUP BY type "
-                "UNION ALL SELECT 'dependency', count(*) FROM externals WHERE type = 'dependency'"
+                "UNION ALL SELECT 'dependency', count(DISTINCT dst) FROM edges "
+                "WHERE starts_with(dst, 'dep::')"
             ).fetchall():
                 key = {
                     "declaration": "declarations",
@@ -143,7 +148,7 @@ def status(requested: Path) -> StatusBody:
         "watch": watch_state(project) if root else None,
         "stats": stats,
         "scan": man.last_scan if man else {},
-        "freshness": freshness(project, check_files=True) if index_exists else None,
+        "freshness": (freshness(project, check_files=True, manifest=man) if index_exists else None),
         "provider": _provider_choice(),
         # the running or last scan in the original's ScanProgress shape (any process's)
         "progress": _progress(project, state) if root else None,

@@ -99,6 +99,12 @@ class IgnoreLevel:
     base: str  # folder of the ignore file, relative to the project root ("" at the root)
     rules: list[Rule]
     _groups: list[_Group] = field(default_factory=list)
+    # The groups that can match a folder / a file, last first, and one alternation of all
+    # their names and one of all their paths: a path that matches neither (most paths) is
+    # rejected with one or two regex tests, whatever the number of groups.
+    _for: dict[bool, tuple[list[_Group], re.Pattern[str] | None, re.Pattern[str] | None]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         # Consecutive rules with the same sign and dir-only flag share one alternation, so
@@ -116,16 +122,32 @@ class IgnoreLevel:
             paths = [r.regex for r in members if not _unanchored(r)]
             self._groups.append(_Group(dir_only, _alternation(names), _alternation(paths), members))
 
+    def _groups_for(
+        self, is_dir: bool
+    ) -> tuple[list[_Group], re.Pattern[str] | None, re.Pattern[str] | None]:
+        # Compiled the first time a folder (or a file) is matched: most ignore files of a
+        # tree are only ever asked about one of the two.
+        kept = [g for g in reversed(self._groups) if is_dir or not g.dir_only]
+        members = [r for g in reversed(kept) for r in g.members]
+        names = [r.regex[len(UNANCHORED) :] for r in members if _unanchored(r)]
+        paths = [r.regex for r in members if not _unanchored(r)]
+        got = self._for[is_dir] = (kept, _alternation(names), _alternation(paths))
+        return got
+
     def match(self, rel: str, is_dir: bool) -> Rule | None:
         """The last rule that matches ``rel`` (a path relative to the project root)."""
         if self.base:
             if not rel.startswith(self.base + "/"):
                 return None
             rel = rel[len(self.base) + 1 :]
-        name = rel.rsplit("/", 1)[-1]
-        for group in reversed(self._groups):
-            if group.dir_only and not is_dir:
-                continue
+        groups, any_name, any_path = self._for.get(is_dir) or self._groups_for(is_dir)
+        name = rel[rel.rfind("/") + 1 :]
+        if not (
+            (any_name is not None and any_name.match(name))
+            or (any_path is not None and any_path.match(rel))
+        ):
+            return None
+        for group in groups:
             if (group.names is not None and group.names.match(name)) or (
                 group.paths is not None and group.paths.match(rel)
             ):

@@ -158,8 +158,12 @@ def _tables() -> tuple[dict[str, LanguageSpec], dict[str, LanguageSpec]]:
 
 def language_for(path: str) -> LanguageSpec | None:
     """The language of a path, by file name first (``Dockerfile``), then by extension."""
+    return language_for_name(posixpath.basename(path))
+
+
+def language_for_name(base: str) -> LanguageSpec | None:
+    """``language_for`` of a file name without its folder (the walk has it already)."""
     by_ext, by_name = _tables()
-    base = posixpath.basename(path)
     spec = by_name.get(base)
     if spec is not None:
         return spec

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from znt.index.ignore import IgnoreLevel, first_verdict, parse_rules
-from znt.index.languages import LanguageSpec, language_for
+from znt.index.languages import LanguageSpec, language_for, language_for_name
 from znt.settings import ProjectSettings
 
 # Folders never entered, whatever the ignore files say.
@@ -126,9 +126,10 @@ def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> 
             base_levels.append(lvl)
 
     stack: list[tuple[str, list[IgnoreLevel]]] = [("", base_levels)]
+    top = str(root)
     while stack:
         rel_dir, levels = stack.pop()
-        abs_dir = root / rel_dir if rel_dir else root
+        abs_dir = os.path.join(top, rel_dir) if rel_dir else top
         try:
             with os.scandir(abs_dir) as it:
                 entries = sorted(it, key=lambda e: e.name)
@@ -139,14 +140,14 @@ def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> 
         for ignore_name in (".gitignore", ".zntignore"):
             if ignore_name in names:
                 src = f"{rel_dir}/{ignore_name}" if rel_dir else ignore_name
-                lvl = _read_ignore(abs_dir / ignore_name, rel_dir, src)
+                lvl = _read_ignore(Path(abs_dir, ignore_name), rel_dir, src)
                 if lvl is not None:
                     levels = [*levels, lvl]
         subdirs: list[str] = []
         for entry in entries:
             name = entry.name
             rel = f"{rel_dir}/{name}" if rel_dir else name
-            if not _utf8(name):
+            if not name.isascii() and not _utf8(name):
                 # Not representable as text in the index (or in JSON): skipped, reported
                 # with the bytes escaped; the rest of the tree is walked as usual.
                 shown = printable_name(rel)
@@ -175,7 +176,7 @@ def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> 
                     continue
                 subdirs.append(rel)
                 continue
-            spec = language_for(name)
+            spec = language_for_name(name)
             if spec is None or (language is not None and spec.name != language):
                 continue
             rule = first_verdict(levels, rel, False)
