@@ -136,3 +136,19 @@ def test_uncertain_calls_are_never_bound(root):
     assert rows["ext::os.path.join"] == "external"
     assert rows["ext::json.dumps"] == "external"
     assert rows["ext::len"] == "unresolved"
+
+
+def test_a_comment_after_the_header_is_no_part_of_the_signature(tmp_path):
+    # httpx's `class ClientState(enum.Enum):` opens its body with comments; outline showed
+    # them as the signature. A comment inside the parameter list stays where it is.
+    from tests.conftest import query
+    from znt import api
+
+    (tmp_path / "m.py").write_text(
+        "class State(object):\n    # UNOPENED: not used yet\n    UNOPENED = 1\n\n\n"
+        "def f(x):  # noqa: E1\n    return x\n"
+    )
+    api.scan(str(tmp_path))
+    rows = dict(query(tmp_path, "SELECT name, signature FROM symbols WHERE file = 'm.py'"))
+    assert rows["State"] == "class State(object)"
+    assert rows["f"] == "def f(x)"

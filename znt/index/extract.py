@@ -377,6 +377,16 @@ class Extractor(TypeFlow):
             if body is not None:
                 break
         end = body.start_byte if body is not None and body.start_byte > node.start_byte else None
+        if end is not None:
+            # A comment between the header and the body (``class A:  # note``, a comment
+            # opening a Python body) is no part of the signature.
+            comments = self.spec.comment_types
+            for child in node.children:
+                if child.start_byte >= end:
+                    break
+                if child.type in comments:
+                    end = child.start_byte
+                    break
         if end is None:
             nl = source.find(b"\n", node.start_byte, node.end_byte)
             end = nl if nl != -1 else node.end_byte
