@@ -67,6 +67,12 @@ IMPORTED_NAME = """SELECT ri.rid, t.target AS tfile, ri.hint,
             FROM ref_imports ri
             JOIN import_targets t ON t.file = ri.file AND t.local = ri.local"""
 
+# The names asked of a package's ``__init__`` that no rule has bound yet (re-exports).
+_INIT_WANTED = f"""{IMPORTED_NAME}
+    ANTI JOIN ref_targets rt ON rt.rid = ri.rid
+    WHERE (ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?'))
+      AND ends_with(t.target, '__init__.py')"""
+
 # The member a default import binds (``import X from``, ``require``; javascript.py).
 _DEFAULT_MEMBER = "default"
 
@@ -654,12 +660,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(
             f"""
             INSERT INTO ref_targets
-            WITH wanted AS (
-                {IMPORTED_NAME}
-                ANTI JOIN ref_targets rt ON rt.rid = ri.rid
-                WHERE (ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?'))
-                  AND ends_with(t.target, '__init__.py')
-            ),
+            WITH wanted AS ({_INIT_WANTED}),
             hop AS (
                 SELECT w.rid, w.hint, w.tfile, c.member, c.path AS module,
                        CASE WHEN w.qname = c.local THEN NULL
@@ -687,12 +688,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(
             f"""
             INSERT INTO ref_targets
-            WITH wanted AS (
-                {IMPORTED_NAME}
-                ANTI JOIN ref_targets rt ON rt.rid = ri.rid
-                WHERE (ri.hint IS NULL OR ri.hint IN ('assigned', 'assigned?'))
-                  AND ends_with(t.target, '__init__.py')
-            )
+            WITH wanted AS ({_INIT_WANTED})
             SELECT w.rid, min(s.id),
                    CASE WHEN any_value(w.hint) = 'assigned?' THEN 'ambiguous' ELSE 'import' END
             FROM wanted w
