@@ -383,7 +383,8 @@ def load_js_repo(path: Path) -> list[Case]:
             (
                 p
                 for p in src.rglob("*")
-                if p.suffix in (".js", ".cjs", ".mjs")
+                # package.json too: ``require('..')`` names a folder by its ``main``.
+                if (p.suffix in (".js", ".cjs", ".mjs") or p.name == "package.json")
                 and p.is_file()
                 and "node_modules" not in p.relative_to(src).parts
             ),

@@ -171,6 +171,9 @@ def test_certain_calls_are_resolved(root):
         # CommonJS destructuring, plain and renamed ({ OrderRepository: Repo })
         (f"{TEST}::makeService", f"{SERVICE}::OrderService"),
         (f"{TEST}::makeService", f"{SERVICE}::OrderRepository"),
+        # a local holding `new C()`: C's method (type flow, `assigned`)
+        (f"{SERVICE}::OrderService.place", f"{ORDER}::Order.append"),
+        (f"{MAIN}::main", f"{SERVICE}::OrderService.place"),  # service = new OrderService()
     }
     assert edges(root, "inherits") == {
         (f"{ORDER}::PriorityOrder", f"{ORDER}::Order"),
@@ -193,9 +196,15 @@ def test_uncertain_calls_are_never_bound(root):
     assert resolution(f"{MAIN}::quoteWith", "ext::withTax") == "local"
     # A local arrow function named like a top-level function shadows it.
     assert resolution(f"{MAIN}::report", "ext::summarize") == "local"
-    # Methods called on locals and parameters: the receiver's type is unknown, so the
-    # same-named methods of Order/LineItem/OrderRepository are never picked.
-    assert resolution(f"{SERVICE}::OrderService.place", "ext::order.append") == "local"
+    # Methods called on parameters: the receiver's type is unknown, so the same-named
+    # methods of Order/LineItem/OrderRepository are never picked. A local holding `new
+    # Order()` is an Order: its `append` is Order's, never OrderRepository's.
+    assert resolution(f"{SERVICE}::OrderService.place", f"{ORDER}::Order.append") == "assigned"
+    assert not query(
+        root,
+        "SELECT dst FROM edges WHERE src = ? AND dst LIKE '%OrderRepository.append'",
+        [f"{SERVICE}::OrderService.place"],
+    )
     assert resolution(f"{ORDER}::Order.subtotal", "ext::item.total") == "local"
     assert resolution(f"{LIST}::OrderRow", "ext::order.total") == "local"
     assert resolution(f"{LIST}::OrderRow", "ext::onSelect") == "local"  # destructured param

@@ -1,8 +1,9 @@
 """What a CommonJS module is (docs/languages.md, JavaScript): `module.exports = class C {}`,
 an anonymous `module.exports = () => {}` (named `exports`), a re-export `module.exports =
-require('./x')`, and `require()` of a folder through its package.json `main` (else its
-index file). Each rule has a negative case that must stay unbound: a re-exported package, a
-parameter shadowing the import, the same name defined in another file."""
+require('./x')`, `require()` of a folder through its package.json `main` (else its
+index file), and a local holding `new C()` of such a class (`app.use()`: C's method). Each rule has a negative case that must stay unbound: a re-exported package, a
+parameter shadowing the import, the same name defined in another file, a same-named method
+of another class, an untyped parameter."""
 
 from __future__ import annotations
 
@@ -55,9 +56,12 @@ def test_calls_of_what_a_module_exports_bind(calls, callee):
 
 def test_the_folders_index_loses_to_main_and_a_package_stays_outside(root, calls):
     assert not {e for e in calls if e[1] == "index.js::notTheEntry"}
-    assert query(root, "SELECT dst, resolution FROM edges WHERE src = ? AND line = 17", [TEST]) == [
-        ("ext::outside", "unresolved")
-    ]  # lib/outside.js re-exports 'some-package'
+    # lib/outside.js re-exports 'some-package'
+    assert query(
+        root,
+        "SELECT dst, resolution FROM edges WHERE src = ? AND kind = 'call' AND dst LIKE '%outside%'",
+        [TEST],
+    ) == [("ext::outside", "unresolved")]
 
 
 def test_shadowing_parameters_and_another_files_name_stay_unbound(root, calls):
@@ -66,12 +70,35 @@ def test_shadowing_parameters_and_another_files_name_stay_unbound(root, calls):
         root,
         "SELECT dst, resolution FROM edges WHERE src = ? AND kind = 'call' ORDER BY 1",
         [f"{TEST}::run"],
-    ) == [("ext::context", "local"), ("ext::createThing", "local")]
+    ) == [("ext::app.use", "local"), ("ext::context", "local"), ("ext::createThing", "local")]
     assert ("lib/other.js::make", "lib/other.js::createThing") in calls
-    assert not {
-        e for e in calls if e[1] == "lib/other.js::createThing" and e[0] != "lib/other.js::make"
+    assert {e[0] for e in calls if e[1] == "lib/other.js::createThing"} == {
+        "lib/other.js::make",
+        "lib/other.js::Other.use",
     }
     assert (f"{TEST}::createThingTwice", "lib/factory.js::createThing") in calls
+
+
+def test_a_local_holding_new_of_an_exported_class_calls_its_methods(root, calls):
+    assert (TEST, "lib/application.js::Application.use") in calls
+    assert (TEST, "lib/application.js::Application.callback") in calls
+    assert query(
+        root,
+        "SELECT resolution FROM edges WHERE src = ? AND dst = ?",
+        [TEST, "lib/application.js::Application.use"],
+    ) == [("assigned",)]
+    # `other = new Other()`: Other's own `use`, never Application's; a method Other lacks
+    # binds nothing; an untyped parameter `app` in `run` stays local.
+    assert (TEST, "lib/other.js::Other.use") in calls
+    assert not {e for e in calls if e[1].endswith("::Application.use") and e[0] != TEST}
+    assert query(
+        root, "SELECT resolution FROM edges WHERE src = ? AND dst = 'ext::Other.listen'", [TEST]
+    ) == [("unresolved",)]
+    assert query(
+        root,
+        "SELECT resolution FROM edges WHERE src = ? AND dst = 'ext::app.use'",
+        [f"{TEST}::run"],
+    ) == [("local",)]
 
 
 def test_package_main_and_reexport_edits_rescan_like_a_clean_scan(tmp_path):
@@ -81,6 +108,11 @@ def test_package_main_and_reexport_edits_rescan_like_a_clean_scan(tmp_path):
     work = copy_fixture(LANG, tmp_path / "work")
     api.scan(str(work))
     edits: list[tuple[str, str | None]] = [
+        # the class loses `use`: `app.use()` binds nothing (the test file is not edited)
+        (
+            "lib/application.js",
+            "module.exports = class Application {\n  callback() {\n    return 1;\n  }\n};\n",
+        ),
         # main now names the index: `new Koa()` reaches no class any more
         ("package.json", '{ "name": "x", "main": "index.js" }\n'),
         # the re-export now names another file's default export
@@ -90,6 +122,9 @@ def test_package_main_and_reexport_edits_rescan_like_a_clean_scan(tmp_path):
     found = []
     for rows in rescans_equal_clean(work, tmp_path, edits):
         found.append({(r[0], r[1]) for r in rows if r[0] == TEST and r[2] == "call"})
+    assert (TEST, "lib/application.js::Application.callback") in found[0]
+    assert (TEST, "lib/application.js::Application.use") not in found[0]
+    found = found[1:]
     assert (TEST, "index.js::notTheEntry") in found[0]
     assert (TEST, "lib/application.js::Application") not in found[0]
     assert (TEST, "lib/application.js::Application") in found[1]

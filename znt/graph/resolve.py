@@ -343,7 +343,9 @@ def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | 
             f"""
             SELECT c.file FROM chain
             JOIN files f ON f.path = chain.path AND f.language IN ({in_list})
-            JOIN import_candidates c ON c.mode = 'module' AND c.path = f.module_name
+            JOIN import_candidates c
+              ON (c.mode = 'module' AND c.path = f.module_name)
+              OR (c.mode = 'exact' AND c.path = f.path)
             WHERE ends_with(f.path, '__init__.py')
                OR EXISTS (SELECT 1 FROM refs r
                           WHERE r.file = f.path AND r.kind = 'inherits')
@@ -1006,6 +1008,21 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
             ANTI JOIN import_cls i ON i.rid = v.rid
             GROUP BY v.rid
         ),
+        export_cls AS (
+            -- JavaScript: the import names a file's default export (``const Koa =
+            -- require('..')``, ``module.exports = class Application``), which that file's
+            -- ``exports`` rows or re-exports name (``export_map``), one or two files on.
+            SELECT v.rid, min(s.id) AS cls FROM via v
+            JOIN import_targets t ON t.file = v.file AND t.local = v.local
+            JOIN export_map m ON m.file = t.target AND NOT m.star AND m.name = t.member
+             AND m.tname IS NOT NULL
+            LEFT JOIN export_map m2 ON m2.file = m.tfile AND m2.file <> m.file
+             AND NOT m2.star AND m2.name = m.tname AND m2.tname IS NOT NULL
+            JOIN symbols s ON s.file = coalesce(m2.tfile, m.tfile) AND s.type = 'declaration'
+             AND s.qualified_name = concat_ws('.', coalesce(m2.tname, m.tname), v.rest)
+            ANTI JOIN import_cls i ON i.rid = v.rid
+            GROUP BY v.rid
+        ),
         fn_named AS (
             -- Go: ``NewStore().Put``, ``s := store.NewStore(); s.Put()``: the prefix is a
             -- function of the package (or of an imported one) ...
@@ -1054,6 +1071,7 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
         FROM member_refs m
         JOIN (SELECT * FROM local_cls UNION ALL SELECT * FROM package_cls
               UNION ALL SELECT * FROM import_cls UNION ALL SELECT * FROM star_cls
+              UNION ALL SELECT * FROM export_cls
               UNION ALL SELECT * FROM result_cls
               UNION ALL SELECT * FROM field_cls) c
           ON c.rid = m.rid

@@ -32,8 +32,10 @@ What a binding may look up in the target file:
 from __future__ import annotations
 
 import posixpath
+from typing import Any
 
 from znt.index.languages import Candidate, ImportRef, LanguageSpec
+from znt.index.syntax import SIMPLE, SyntaxRules, Value, node_text, normalize_expr
 
 JS_EXTENSIONS = (".js", ".jsx", ".mjs", ".cjs")
 TS_EXTENSIONS = (".ts", ".tsx", ".mts", ".cts")
@@ -164,6 +166,23 @@ def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
     return relative_candidates(path, imp, JS_EXTENSIONS + TS_EXTENSIONS)
 
 
+class JavaScriptSyntax(SyntaxRules):
+    """JavaScript's trees for the type flow: only what a name holds. javascript.scm's
+    ``@binding`` matches name a class a variable holds an instance of (``const app = new
+    Koa()``), so ``app.use()`` is the member ``use`` of that class and its bases (resolution
+    ``assigned``). Nothing else is bound: arguments bind no parameters, and a call's result
+    (``x = f()``) is not followed (what a JavaScript function returns is stated nowhere)."""
+
+    def bindings(self, node: Any, caps: dict[str, Any]) -> list[tuple[int, str, Value]]:
+        value, names = caps.get("binding.instance"), caps.get("binding.name")
+        if not value or not names:
+            return []
+        expr = normalize_expr(node_text(value[0]))
+        if not SIMPLE.match(expr):
+            return []
+        return [(int(node.start_byte), normalize_expr(node_text(names[0])), Value(expr, True))]
+
+
 SPEC = LanguageSpec(
     name="javascript",
     grammar="javascript",
@@ -195,4 +214,5 @@ SPEC = LanguageSpec(
     module_name=module_name,
     local_name=local_name,
     import_candidates=import_candidates,
+    syntax=JavaScriptSyntax(),
 )

@@ -122,6 +122,12 @@
 (for_in_statement left: (identifier) @local)
 (catch_clause parameter: (identifier) @local)
 
+; ---------------------------------------------------------------------------- type flow
+; A name holding an instance of a class (`const app = new Koa()`, `app = new Koa()`): its
+; methods are the class's (JavaScriptSyntax in javascript.py).
+(variable_declarator name: (identifier) @binding.name value: (new_expression constructor: [(identifier) (member_expression)] @binding.instance)) @binding
+(assignment_expression left: (identifier) @binding.name right: (new_expression constructor: [(identifier) (member_expression)] @binding.instance)) @binding
+
 ; ---------------------------------------------------------------------------- exports
 ; The default export (`export default f`, `export default function f`, CommonJS
 ; `module.exports = f`) and local names exported under another name (`export { f as g }`),
