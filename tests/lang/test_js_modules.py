@@ -17,12 +17,8 @@ TEST = "test/app.test.js"
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory):
+    """The fixture project, scanned once for the module's tests."""
     return scanned_copy(tmp_path_factory, LANG)
-
-
-@pytest.fixture(scope="module")
-def calls(root):
-    return internal_calls(root)
 
 
 def test_exported_class_and_anonymous_function_are_symbols(root):
@@ -50,11 +46,13 @@ def test_exported_class_and_anonymous_function_are_symbols(root):
         "plugins/entry/start.js::startPlugin",  # main "./start" -> start.js
     ],
 )
-def test_calls_of_what_a_module_exports_bind(calls, callee):
+def test_calls_of_what_a_module_exports_bind(root, callee):
+    calls = internal_calls(root)
     assert (TEST, callee) in calls
 
 
-def test_the_folders_index_loses_to_main_and_a_package_stays_outside(root, calls):
+def test_the_folders_index_loses_to_main_and_a_package_stays_outside(root):
+    calls = internal_calls(root)
     assert not {e for e in calls if e[1] == "index.js::notTheEntry"}
     # lib/outside.js re-exports 'some-package'
     assert query(
@@ -64,7 +62,8 @@ def test_the_folders_index_loses_to_main_and_a_package_stays_outside(root, calls
     ) == [("ext::outside", "unresolved")]
 
 
-def test_shadowing_parameters_and_another_files_name_stay_unbound(root, calls):
+def test_shadowing_parameters_and_another_files_name_stay_unbound(root):
+    calls = internal_calls(root)
     assert not {e for e in calls if e[0] == f"{TEST}::run"}
     assert query(
         root,
@@ -79,7 +78,8 @@ def test_shadowing_parameters_and_another_files_name_stay_unbound(root, calls):
     assert (f"{TEST}::createThingTwice", "lib/factory.js::createThing") in calls
 
 
-def test_a_local_holding_new_of_an_exported_class_calls_its_methods(root, calls):
+def test_a_local_holding_new_of_an_exported_class_calls_its_methods(root):
+    calls = internal_calls(root)
     assert (TEST, "lib/application.js::Application.use") in calls
     assert (TEST, "lib/application.js::Application.callback") in calls
     assert query(
