@@ -1,7 +1,8 @@
 """What a CommonJS module is (docs/languages.md, JavaScript): `module.exports = class C {}`,
 an anonymous `module.exports = () => {}` (named `exports`), a re-export `module.exports =
 require('./x')`, `require()` of a folder through its package.json `main` (else its
-index file), and a local holding `new C()` of such a class (`app.use()`: C's method). Each rule has a negative case that must stay unbound: a re-exported package, a
+index file), a local holding `new C()` of such a class (`app.use()`: C's method), and what a
+function returns when it fills a local from module objects (`mixin(app, proto)`). Each rule has a negative case that must stay unbound: a re-exported package, a
 parameter shadowing the import, the same name defined in another file, a same-named method
 of another class, an untyped parameter."""
 
@@ -99,6 +100,52 @@ def test_a_local_holding_new_of_an_exported_class_calls_its_methods(root):
         "SELECT resolution FROM edges WHERE src = ? AND dst = 'ext::app.use'",
         [f"{TEST}::run"],
     ) == [("local",)]
+
+
+SERVER = "test/server.test.js"
+
+
+def test_what_a_function_returns_has_the_members_it_mixed_in(root):
+    # createServer() fills its result with mixin(server, proto) and Object.assign(server,
+    # shared): `start` is proto.js's `app.start`, `only` shared.js's `shared.only`.
+    rows = query(
+        root,
+        "SELECT dst, resolution FROM edges WHERE src = ? AND kind = 'call' ORDER BY line",
+        [SERVER],
+    )
+    assert ("lib/proto.js::app.start", "assigned") in rows
+    assert ("lib/shared.js::shared.only", "assigned") in rows
+    # Both objects define `stop`: neither is guessed; a member none defines, a function
+    # that mixes nothing in (createThing), and a package's result stay unbound.
+    assert ("ext::createServer.stop", "unresolved") in rows
+    assert ("ext::createServer.missing", "unresolved") in rows
+    assert ("ext::createThing.start", "unresolved") in rows
+    assert not {
+        d for d, _ in rows if d.startswith(("lib/proto.js::app.stop", "lib/shared.js::shared.stop"))
+    }
+    assert ("ext::supertest", "external") in rows
+
+
+def test_mixed_in_members_follow_edits_of_the_mixed_module(tmp_path):
+    from tests.conftest import copy_fixture
+    from znt import api
+
+    work = copy_fixture(LANG, tmp_path / "work")
+    api.scan(str(work))
+    edits: list[tuple[str, str | None]] = [
+        # the module mixed in loses `start` and gains `missing` (server.js and the test
+        # file are not edited: they are re-resolved through server.js's `mixes` facts)
+        (
+            "lib/proto.js",
+            "var app = exports = module.exports = {};\napp.missing = function missing() {};\n",
+        ),
+    ]
+    found = [
+        {r[1] for r in rows if r[0] == SERVER and r[2] == "call"}
+        for rows in rescans_equal_clean(work, tmp_path, edits)
+    ]
+    assert "lib/proto.js::app.missing" in found[0]
+    assert not {d for d in found[0] if d.startswith("lib/proto.js::app.start")}
 
 
 def test_package_main_and_reexport_edits_rescan_like_a_clean_scan(tmp_path):

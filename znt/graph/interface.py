@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     import duckdb
 
 # Reference kinds other files' edges read: bases (in order), returned functions, exported
-# and declared names, stub methods, decorators and the wrappers decorators return.
+# and declared names, stub methods, decorators, the wrappers decorators return and the
+# objects a JavaScript function mixes into what it returns.
 REF_KINDS = (
     "inherits",
     "implements",
@@ -38,6 +39,7 @@ REF_KINDS = (
     "abstract",
     "decorated",
     "wraps",
+    "mixes",
 )
 
 

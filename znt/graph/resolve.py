@@ -714,6 +714,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     )
     classes = _OneHierarchy(con)
     _member_targets(con, classes)
+    _mixed_member_targets(con)
 
     # Everything else leaves the project: through an external import, or unresolved.
     con.execute(
@@ -812,6 +813,7 @@ def _replace_edges(con: duckdb.DuckDBPyConnection) -> None:
         "ref_imports",
         "ref_targets",
         "member_refs",
+        "mixed_targets",
         "export_map",
         "new_edges",
         "scoped_refs",
@@ -854,14 +856,20 @@ FROM best WHERE target <> file
 
 def _reexport_scope(con: duckdb.DuckDBPyConnection) -> None:
     """A call through a re-export depends on every file of the chain: the importers of a
-    file in scope that re-exports (``export ... from``) are in scope too, transitively."""
+    file in scope that re-exports (``export ... from``) are in scope too, transitively; so
+    are those of a file with ``mixes`` facts (JavaScript ``mixin(app, proto)``)."""
     _grow_scope(
         con,
         f"""
         SELECT c.file FROM chain
-        SEMI JOIN import_candidates r
-          ON r.file = chain.path AND starts_with(r.local, '{_REEXPORT}')
         JOIN import_candidates c ON c.mode = 'exact' AND c.path = chain.path
+        WHERE chain.path IN (
+            SELECT file FROM import_candidates WHERE starts_with(local, '{_REEXPORT}')
+            UNION ALL
+            -- a file whose functions fill objects from other modules (``mixes``): a call
+            -- of what such a function returns reads those modules too
+            SELECT file FROM refs WHERE kind = 'mixes'
+        )
         """,
     )
 
@@ -1109,6 +1117,80 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
           AND rt.rid IN (SELECT unnest(?))
         """,
         [[f[0] for f in found]],
+    )
+
+
+# The file an import names (exact paths: JavaScript), for any file, not only those in scope:
+# the ``mixes`` rule reads the imports of the file that defines a function called elsewhere.
+_EXACT_IMPORTS = """
+SELECT c.file, c.local, c.member, f.path AS target
+FROM import_candidates c JOIN files f ON f.path = c.path
+WHERE c.mode = 'exact' AND f.path <> c.file
+QUALIFY rank() OVER (PARTITION BY c.file, c.line, c.local ORDER BY c.prio) = 1
+"""
+
+
+def _mixed_member_targets(con: duckdb.DuckDBPyConnection) -> None:
+    """JavaScript: ``var app = express(); app.use()`` where the function ``express`` names
+    (through an import and its default export) fills an object from module objects at run
+    time (its ``mixes`` facts: ``mixin(app, proto)``, ``Object.assign``, ``Object.create``):
+    ``use`` is the member function of the object ``proto``'s module exports (``var app =
+    exports = module.exports = {}``; ``app.use = function``), when exactly one of the mixed
+    objects defines it. Resolution ``assigned`` (0.8): the local the function returns is
+    not checked to be the object it filled."""
+    if not _flow_languages():
+        return  # no member_refs: no member hint to follow
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE mixed_targets AS
+        WITH fn AS (
+            -- the function the prefix names: the import's member, or the default export
+            -- of that file (one re-export on)
+            SELECT m.rid, m.member, t.target AS file, t.member AS qname
+            FROM member_refs m
+            JOIN imports i ON i.file = m.file AND i.local = m.prefix
+            JOIN import_targets t ON t.file = m.file AND t.local = i.local
+            WHERE m.hint IN ('member', 'member?')
+        ),
+        hop AS (
+            SELECT rid, member, file, qname FROM fn
+            UNION ALL
+            SELECT f.rid, f.member, x.tfile, x.tname FROM fn f
+            JOIN export_map x ON x.file = f.file AND x.name = f.qname AND NOT x.star
+            UNION ALL
+            SELECT f.rid, f.member, y.tfile, y.tname FROM fn f
+            JOIN export_map x ON x.file = f.file AND x.name = f.qname AND NOT x.star
+            JOIN export_map y ON y.file = x.tfile AND y.name = x.tname AND NOT y.star
+             AND y.file <> x.file
+        ),
+        func AS (
+            SELECT DISTINCT h.rid, h.member, s.id, s.file FROM hop h
+            JOIN symbols s ON s.file = h.file AND s.qualified_name = h.qname
+             AND s.type = 'function'
+        ),
+        mixed AS (
+            -- each object the function fills from: the module object of its import
+            SELECT DISTINCT f.rid, f.member, x.tfile, x.tname FROM func f
+            JOIN refs r ON r.src = f.id AND r.kind = 'mixes'
+            JOIN ({_EXACT_IMPORTS}) i ON i.file = f.file AND i.local = r.expr
+            JOIN export_map x ON x.file = i.target AND x.name = coalesce(i.member, 'default')
+             AND NOT x.star AND x.tname IS NOT NULL
+        )
+        SELECT m.rid, min(s.id) AS target, 'assigned' AS resolution FROM mixed m
+        JOIN symbols s ON s.file = m.tfile AND s.qualified_name = m.tname || '.' || m.member
+         AND s.type = 'function'
+        ANTI JOIN ref_targets rt ON rt.rid = m.rid
+        GROUP BY m.rid HAVING count(DISTINCT s.id) = 1
+        """
+    )
+    con.execute("INSERT INTO ref_targets SELECT * FROM mixed_targets")
+    con.execute(
+        f"""
+        INSERT INTO new_edges
+        SELECT r.src, rt.target, {_EDGE_KIND}, {_confidence_sql("rt.resolution")},
+               rt.resolution, r.file, r.line, r.count
+        FROM mixed_targets rt JOIN scoped_refs r ON r.rid = rt.rid
+        """
     )
 
 

@@ -128,6 +128,17 @@
 (variable_declarator name: (identifier) @binding.name value: (new_expression constructor: [(identifier) (member_expression)] @binding.instance)) @binding
 (assignment_expression left: (identifier) @binding.name right: (new_expression constructor: [(identifier) (member_expression)] @binding.instance)) @binding
 
+; What a function fills an object with at run time (`mixin(app, proto)`, `Object.assign(app,
+; proto)`, `Object.setPrototypeOf(app, proto)`, `app = Object.create(proto)`): a `mixes` fact
+; of the function (refs, never an edge) naming the source object, which znt.graph.resolve
+; reads for a call of what that function returns (`var app = express(); app.use()`).
+((call_expression function: (identifier) @_mix arguments: (arguments . (identifier) . (identifier) @reference.mixes)) (#eq? @_mix "mixin"))
+((call_expression function: (member_expression object: (identifier) @_object property: (property_identifier) @_assign) arguments: (arguments . (identifier) . (identifier) @reference.mixes)) (#eq? @_object "Object") (#any-of? @_assign "assign" "setPrototypeOf"))
+((variable_declarator value: (call_expression function: (member_expression object: (identifier) @_object property: (property_identifier) @_create) arguments: (arguments . (identifier) @reference.mixes))) (#eq? @_object "Object") (#eq? @_create "create"))
+; A name holding what a call returns (`var app = express()`): its members are those of the
+; objects the function fills (`mixes`); `require()` loads a module (an import).
+(variable_declarator name: (identifier) @binding.name value: (call_expression function: [(identifier) (member_expression)] @binding.instance) (#not-eq? @binding.instance "require")) @binding
+
 ; ---------------------------------------------------------------------------- exports
 ; The default export (`export default f`, `export default function f`, CommonJS
 ; `module.exports = f`) and local names exported under another name (`export { f as g }`),
@@ -139,6 +150,9 @@
 ; `module.exports = function f() {}` and the chain `exports = module.exports = f`.
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (function_expression name: (identifier) @export.value)) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
 (program (expression_statement (assignment_expression left: (identifier) right: (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (identifier) @export.value) @export.default) (#eq? @_module "module") (#eq? @_exports "exports")) @export)
+; `var app = exports = module.exports = {}`, `var app = module.exports = {}`: the object `app`.
+(program (variable_declaration (variable_declarator name: (identifier) @export.value value: (assignment_expression left: (identifier) @_e right: (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)))) @export.default) (#eq? @_e "exports") (#eq? @_module "module") (#eq? @_exports "exports")) @export
+(program (variable_declaration (variable_declarator name: (identifier) @export.value value: (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports))) @export.default) (#eq? @_module "module") (#eq? @_exports "exports")) @export
 ; `module.exports = class C {}` and an anonymous `module.exports = () => {}` (named `exports`).
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (class name: (identifier) @export.value)) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports @export.value) right: [(arrow_function) (function_expression !name) (generator_function !name)]) @export.default (#eq? @_module "module") (#eq? @_exports "exports")) @export)
