@@ -126,12 +126,21 @@ def test_what_a_function_returns_has_the_members_it_mixed_in(root):
     assert ("ext::supertest", "external") in rows
 
 
-def test_mixed_in_members_follow_edits_of_the_mixed_module(tmp_path):
+def _calls_after_edits(tmp_path, src: str, edits: list[tuple[str, str | None]]) -> list[set]:
+    """The call edges of ``src`` after each edit of a scanned copy of the fixture, each step
+    checked to equal a clean scan (``rescans_equal_clean``)."""
     from tests.conftest import copy_fixture
     from znt import api
 
     work = copy_fixture(LANG, tmp_path / "work")
     api.scan(str(work))
+    return [
+        {(r[0], r[1]) for r in rows if r[0] == src and r[2] == "call"}
+        for rows in rescans_equal_clean(work, tmp_path, edits)
+    ]
+
+
+def test_mixed_in_members_follow_edits_of_the_mixed_module(tmp_path):
     edits: list[tuple[str, str | None]] = [
         # the module mixed in loses `start` and gains `missing` (server.js and the test
         # file are not edited: they are re-resolved through server.js's `mixes` facts)
@@ -140,20 +149,12 @@ def test_mixed_in_members_follow_edits_of_the_mixed_module(tmp_path):
             "var app = exports = module.exports = {};\napp.missing = function missing() {};\n",
         ),
     ]
-    found = [
-        {r[1] for r in rows if r[0] == SERVER and r[2] == "call"}
-        for rows in rescans_equal_clean(work, tmp_path, edits)
-    ]
+    found = [{d for _, d in calls} for calls in _calls_after_edits(tmp_path, SERVER, edits)]
     assert "lib/proto.js::app.missing" in found[0]
     assert not {d for d in found[0] if d.startswith("lib/proto.js::app.start")}
 
 
 def test_package_main_and_reexport_edits_rescan_like_a_clean_scan(tmp_path):
-    from tests.conftest import copy_fixture
-    from znt import api
-
-    work = copy_fixture(LANG, tmp_path / "work")
-    api.scan(str(work))
     edits: list[tuple[str, str | None]] = [
         # the class loses `use`: `app.use()` binds nothing (the test file is not edited)
         (
@@ -166,9 +167,7 @@ def test_package_main_and_reexport_edits_rescan_like_a_clean_scan(tmp_path):
         ("lib/index.js", "module.exports = require('./application');\n"),
         ("lib/index.js", None),  # the folder has no index: require('../lib') binds nothing
     ]
-    found = []
-    for rows in rescans_equal_clean(work, tmp_path, edits):
-        found.append({(r[0], r[1]) for r in rows if r[0] == TEST and r[2] == "call"})
+    found = _calls_after_edits(tmp_path, TEST, edits)
     assert (TEST, "lib/application.js::Application.callback") in found[0]
     assert (TEST, "lib/application.js::Application.use") not in found[0]
     found = found[1:]

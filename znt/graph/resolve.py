@@ -704,14 +704,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(_NO_STAR_EXPORTS)
     _include_targets(con)
     _export_targets(con)
-    con.execute(
-        f"""
-        INSERT INTO new_edges
-        SELECT r.src, rt.target, {_EDGE_KIND}, {_confidence_sql("rt.resolution")},
-               rt.resolution, r.file, r.line, r.count
-        FROM ref_targets rt JOIN scoped_refs r ON r.rid = rt.rid
-        """
-    )
+    _target_edges(con, "ref_targets")
     classes = _OneHierarchy(con)
     _member_targets(con, classes)
     _mixed_member_targets(con)
@@ -1184,12 +1177,17 @@ def _mixed_member_targets(con: duckdb.DuckDBPyConnection) -> None:
         """
     )
     con.execute("INSERT INTO ref_targets SELECT * FROM mixed_targets")
+    _target_edges(con, "mixed_targets")
+
+
+def _target_edges(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    """The edges of the references ``table`` (rid, target, resolution) resolves."""
     con.execute(
         f"""
         INSERT INTO new_edges
         SELECT r.src, rt.target, {_EDGE_KIND}, {_confidence_sql("rt.resolution")},
                rt.resolution, r.file, r.line, r.count
-        FROM mixed_targets rt JOIN scoped_refs r ON r.rid = rt.rid
+        FROM {table} rt JOIN scoped_refs r ON r.rid = rt.rid
         """
     )
 
