@@ -174,12 +174,38 @@ def test_certain_calls_are_resolved(root):
         # a local holding `new C()`: C's method (type flow, `assigned`)
         (f"{SERVICE}::OrderService.place", f"{ORDER}::Order.append"),
         (f"{MAIN}::main", f"{SERVICE}::OrderService.place"),  # service = new OrderService()
+        # new C() also runs C's constructor, or its base's (PriorityOrder has none); a
+        # class without one (OrderRepository) gets no constructor edge
+        (f"{SERVICE}::OrderService.place", f"{ORDER}::Order.constructor"),
+        (f"{SERVICE}::OrderService.place", f"{ORDER}::LineItem.constructor"),
+        (f"{SERVICE}::OrderService.rush", f"{ORDER}::Order.constructor"),
+        (f"{LIST}::emptyOrder", f"{ORDER}::Order.constructor"),
+        (f"{MAIN}::main", f"{SERVICE}::OrderService.constructor"),
+        (f"{TEST}::makeService", f"{SERVICE}::OrderService.constructor"),
     }
     assert edges(root, "inherits") == {
         (f"{ORDER}::PriorityOrder", f"{ORDER}::Order"),
         (f"{SERVICE}::OrderService", "ext::node:events.EventEmitter"),
     }
     assert edges(root, "implements") == set()
+
+
+def test_new_runs_the_constructor_of_the_class_or_its_base(root):
+    """`new C()` binds to C and to the constructor that runs: C's own, else the nearest
+    base's. Never a same-named constructor of another class, never one for a class
+    without a constructor in its chain."""
+    calls = {e for e in edges(root, "call") if e[1].endswith(".constructor")}
+    place = {dst for src, dst in calls if src == f"{SERVICE}::OrderService.place"}
+    assert place == {f"{ORDER}::Order.constructor", f"{ORDER}::LineItem.constructor"}
+    # PriorityOrder extends Order and defines no constructor: Order's runs
+    rush = {dst for src, dst in calls if src == f"{SERVICE}::OrderService.rush"}
+    assert rush == {f"{ORDER}::Order.constructor"}
+    assert not {e for e in calls if "OrderRepository" in e[1]}
+    (res,) = query(
+        root,
+        "SELECT DISTINCT resolution FROM edges WHERE kind = 'call' AND dst LIKE '%.constructor'",
+    )
+    assert res == ("constructor",)
 
 
 def test_uncertain_calls_are_never_bound(root):

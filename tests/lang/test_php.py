@@ -158,6 +158,12 @@ def test_certain_calls_are_resolved(root):
         (f"{INDEX}::main", f"{REPO}::UserRepository"),
         (f"{INDEX}::main", f"{ORDERS}::OrderService"),
         (f"{TEST}::UserRepositoryTest.testRegisterAddsUser", f"{REPO}::UserRepository"),
+        # new C() also runs __construct, C's own or its base's (new Admin: User's); new Users()
+        # (UserRepository, which has none) gets no constructor edge
+        (f"{USER}::Admin.make", f"{USER}::User.__construct"),
+        (f"{REPO}::UserRepository.register", f"{USER}::User.__construct"),
+        (f"{ORDERS}::OrderService.forAdmin", f"{ORDERS}::OrderService.__construct"),
+        (f"{INDEX}::main", f"{ORDERS}::OrderService.__construct"),
     }
     assert edges(root, "inherits") == {
         (f"{USER}::Admin", f"{USER}::User"),

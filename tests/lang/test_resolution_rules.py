@@ -467,6 +467,7 @@ def test_ruby_rules(scan):
     assert project_calls(root) == {
         ("main.rb::main", f"{RB_ITEM}.Item"),  # Shop::Item.new through require "shop/item"
         (f"{RB_ITEM}.Item.total", f"{RB_ITEM}.Item.size"),  # size and self.size
+        ("main.rb::main", f"{RB_ITEM}.Item.initialize"),  # Shop::Item.new runs initialize
     }
     assert edges(root, "inherits") == {(f"{RB_ITEM}.Item", f"{RB_ITEM}.Base")}
     res = resolutions(root)

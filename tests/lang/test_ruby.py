@@ -177,6 +177,14 @@ def test_certain_calls_are_resolved(root):
         (f"{s}::OrderService.place", f"{o}::Shop.Order.build"),  # Shop::Order.build(ids)
         ("main.rb::main", f"{s}::OrderService"),
         ("test/order_test.rb::OrderTest.test_total", f"{o}::Shop.Order"),
+        # C.new also runs C#initialize
+        (
+            f"{s}::OrderService.initialize",
+            "lib/shop/user_repository.rb::Shop.UserRepository.initialize",
+        ),
+        (f"{s}::OrderService.place", f"{o}::Shop.Order.initialize"),
+        ("main.rb::main", f"{s}::OrderService.initialize"),
+        ("test/order_test.rb::OrderTest.test_total", f"{o}::Shop.Order.initialize"),
     }
     inherits = {e for e in edges(root, "inherits") if not e[1].startswith("ext::")}
     assert inherits == {(f"{o}::Shop.Order", "lib/shop/record.rb::Record")}

@@ -177,6 +177,14 @@ def test_certain_calls_are_resolved(root):
         (f"{MAIN}::main", f"{SERVICE}::Defaults.service"),  # Defaults.service()
         (f"{TEST}::freshService", f"{SERVICE}::UserService"),
         (f"{TEST}::freshService", f"{REPO}::UserRepository"),
+        # new C() also runs C's constructor
+        ("src/user_service.ts::UserService.guest", "src/models/user.ts::User.constructor"),
+        ("src/user_service.ts::UserService.register", "src/models/user.ts::User.constructor"),
+        ("src/user_service.ts::Defaults.service", "src/user_service.ts::UserService.constructor"),
+        (
+            "tests/user_service.test.ts::freshService",
+            "src/user_service.ts::UserService.constructor",
+        ),
     }
     assert edges(root, "inherits") == {
         (f"{USER}::Admin", f"{USER}::User"),

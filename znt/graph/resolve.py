@@ -126,14 +126,16 @@ def _flow_languages() -> tuple[str, ...]:
 
 
 @cache
-def _init_languages() -> tuple[str, ...]:
-    """Languages whose constructor is a method named ``__init__`` (a call of the class
-    calls it)."""
+def _constructor_methods() -> dict[str, str]:
+    """Each language whose constructor is a method of the class, with that method's name
+    (``__init__``, ``constructor``, ``__construct``, ``initialize``): a call of the class
+    (``Foo()``, ``new Foo()``) also calls it. A language's first constructor name is the
+    one the call runs (Python's ``__new__`` is left to its class)."""
     from znt.index.languages import all_languages
 
-    return tuple(
-        sorted(spec.name for spec in all_languages() if "__init__" in spec.constructor_names)
-    )
+    return {
+        spec.name: spec.constructor_names[0] for spec in all_languages() if spec.constructor_names
+    }
 
 
 _EDGE_KIND = "CASE r.kind WHEN 'inherits' THEN 'inherits' WHEN 'implements' THEN 'implements' ELSE 'call' END"
@@ -1317,15 +1319,15 @@ def _method_set_edges(con: duckdb.DuckDBPyConnection) -> None:
 
 
 def _constructor_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> None:
-    """A call of a class also calls its ``__init__`` (its own or a base's), for languages
-    whose constructor is a method of that name."""
-    langs = _init_languages()
-    if not langs:
+    """A call of a class also calls its constructor method (its own or a base's), for
+    languages whose constructor is a method of the class (``_constructor_methods``)."""
+    methods = _constructor_methods()
+    if not methods:
         return
-    in_list = ", ".join(f"'{name}'" for name in langs)
+    in_list = ", ".join(f"'{name}'" for name in sorted(methods))
     rows = con.execute(
         f"""
-        SELECT e.src, e.dst, e.file, e.line, e.count, e.resolution
+        SELECT e.src, e.dst, s.language, e.file, e.line, e.count, e.resolution
         FROM new_edges e
         JOIN symbols s ON s.id = e.dst AND s.type = 'declaration' AND s.language IN ({in_list})
         WHERE e.kind = 'call'
@@ -1336,8 +1338,8 @@ def _constructor_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -
     hierarchy = classes.get()
     hierarchy.prefetch({row[1] for row in rows})
     out = []
-    for src, cls, file, line, count, resolution in rows:
-        init = hierarchy.find(hierarchy.mro(cls), "__init__")
+    for src, cls, language, file, line, count, resolution in rows:
+        init = hierarchy.find(hierarchy.mro(cls), methods[language])
         if init is not None:
             res = "ambiguous" if resolution == "ambiguous" else "constructor"
             out.append((src, init, "call", CONFIDENCE[res], res, file, line, count))
