@@ -1,7 +1,8 @@
 """What a CommonJS module is (docs/languages.md, JavaScript): `module.exports = class C {}`,
 an anonymous `module.exports = () => {}` (named `exports`), a re-export `module.exports =
 require('./x')`, `require()` of a folder through its package.json `main` (else its
-index file), a local holding `new C()` of such a class (`app.use()`: C's method), and what a
+index file), a local holding a member of a required module (`require('./m').x`), a
+local holding `new C()` of such a class (`app.use()`: C's method), and what a
 function returns when it fills a local from module objects (`mixin(app, proto)`). Each rule has a negative case that must stay unbound: a re-exported package, a
 parameter shadowing the import, the same name defined in another file, a same-named method
 of another class, an untyped parameter."""
@@ -30,6 +31,8 @@ def test_exported_class_and_anonymous_function_are_symbols(root):
     )
     assert rows == [
         ("helpers/context.js::exports", "function"),
+        ("helpers/context.js::request", "function"),
+        ("helpers/context.js::response", "function"),
         ("lib/application.js::Application", "class"),
         ("lib/application.js::Application.callback", "method"),
         ("lib/application.js::Application.constructor", "constructor"),
@@ -50,6 +53,23 @@ def test_exported_class_and_anonymous_function_are_symbols(root):
 def test_calls_of_what_a_module_exports_bind(root, callee):
     calls = internal_calls(root)
     assert (TEST, callee) in calls
+
+
+def test_a_local_holding_a_member_of_a_required_module_calls_it(root):
+    """`const request = require('../helpers/context').request` binds `request` to the
+    member the module assigns (`module.exports.request = ...`), renamed too; a member the
+    module does not define and a member of a package stay unbound."""
+    rows = dict(
+        query(
+            root,
+            "SELECT dst, resolution FROM edges WHERE kind = 'call' AND src = ?",
+            [TEST],
+        )
+    )
+    assert rows["helpers/context.js::request"] == "import"
+    assert rows["helpers/context.js::response"] == "import"  # const respond = ....response
+    assert rows["ext::absent"] == "unresolved"
+    assert rows["ext::some-package.request"] == "external"
 
 
 def test_the_folders_index_loses_to_main_and_a_package_stays_outside(root):

@@ -184,4 +184,8 @@
 (variable_declarator name: (identifier) @import.alias value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
 (variable_declarator name: (object_pattern (shorthand_property_identifier_pattern) @import.name) value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
 (variable_declarator name: (object_pattern (pair_pattern key: (property_identifier) @import.name value: (identifier) @import.alias)) value: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
+; const x = require('m').y: the member y of the module, as `const { y: x } = require('m')`
+; (no alias when the names are equal: an alias equal to its name marks a re-export)
+(variable_declarator name: (identifier) @_local value: (member_expression object: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) property: (property_identifier) @import.name) (#eq? @_local @import.name) (#eq? @_require "require")) @import
+(variable_declarator name: (identifier) @import.alias value: (member_expression object: (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) property: (property_identifier) @import.name) (#not-eq? @import.alias @import.name) (#eq? @_require "require")) @import
 (expression_statement (call_expression function: (identifier) @_require arguments: (arguments . (string) @import.module .)) (#eq? @_require "require")) @import
