@@ -2,7 +2,7 @@
 an anonymous `module.exports = () => {}` (named `exports`), a re-export `module.exports =
 require('./x')`, `require()` of a folder through its package.json `main` (else its
 index file), a local holding a member of a required module (`require('./m').x`), a
-local holding `new C()` of such a class (`app.use()`: C's method), and what a
+local holding `new C()`, `this` in the functions of an exported object literal of such a class (`app.use()`: C's method), and what a
 function returns when it fills a local from module objects (`mixin(app, proto)`). Each rule has a negative case that must stay unbound: a re-exported package, a
 parameter shadowing the import, the same name defined in another file, a same-named method
 of another class, an untyped parameter."""
@@ -70,6 +70,23 @@ def test_a_local_holding_a_member_of_a_required_module_calls_it(root):
     assert rows["helpers/context.js::response"] == "import"  # const respond = ....response
     assert rows["ext::absent"] == "unresolved"
     assert rows["ext::some-package.request"] == "external"
+
+
+def test_this_in_a_function_of_the_exported_object_is_that_object(root):
+    """`module.exports = { set() {}, type: function () { this.set() } }`: `this.set()` is
+    the object's own `set`, also from an arrow inside a method; an arrow property, a
+    function nested in a method and a plain function have another `this` and stay
+    unbound, as does a member the object lacks."""
+    f = "lib/response.js"
+    rows = set(
+        query(root, "SELECT src, dst, resolution FROM edges WHERE kind = 'call' AND file = ?", [f])
+    )
+    assert (f"{f}::type", f"{f}::set", "self_method") in rows  # type: function type() {}
+    assert (f"{f}::vary", f"{f}::get", "self_method") in rows  # (f) => this.get(f)
+    assert (f"{f}::reset", "ext::this.set", "unresolved") in rows  # reset: () => this.set()
+    assert (f"{f}::later", "ext::this.set", "unresolved") in rows  # function () { this.set() }
+    assert (f"{f}::helper", "ext::this.get", "unresolved") in rows  # function helper()
+    assert (f"{f}::missing", "ext::this.absent", "unresolved") in rows
 
 
 def test_the_folders_index_loses_to_main_and_a_package_stays_outside(root):

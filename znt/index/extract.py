@@ -119,6 +119,9 @@ class Extractor(TypeFlow):
         # The declaration in sight of the reference being read, for a name its function
         # declares more than once: (name, where that declaration starts).
         self._site: tuple[str, int, int] | None = None
+        # The reference ``_ref_rows`` is resolving (what ``this`` is depends on the
+        # functions around it, not all of which are definitions).
+        self._ref_node: Any = None
         self._cursor_cls = QueryCursor
         # pattern index -> its primary capture (definition/reference/import), or None
         self._primaries: dict[int, str | None] = {}
@@ -178,6 +181,9 @@ class Extractor(TypeFlow):
                     end=node.end_byte,
                     qualifier=normalize_expr(node_text(qual[0])) if qual else None,
                     scope_only=kind == "scope",
+                    this_object=caps["this_object"][0].start_byte
+                    if "this_object" in caps
+                    else None,
                 )
             elif primary == "binding":
                 bindings.extend(spec.syntax.bindings(node, caps))
@@ -584,6 +590,7 @@ class Extractor(TypeFlow):
                 if self._rewrite(fn, scope, symbols) != [(fn, None)]:
                     continue
             kind, expr, scope, src, src_id, decorated, self._site = prep
+            self._ref_node = node
             variants: list[tuple[str, str | None]]
             if kind == "iterate":
                 # ``for x in v``: calls ``__iter__`` and ``__next__`` (the language's
@@ -642,6 +649,7 @@ class Extractor(TypeFlow):
                 if self.flow and kind == "call" and target_id:
                     added |= self._bind_args(node, target_id, hint, scope, decorated)
         self._site = None
+        self._ref_node = None
         return rows, added
 
     def _ref_preps(
@@ -794,6 +802,12 @@ class Extractor(TypeFlow):
                 hit = symbols.get(f"{cls}.{parts[1]}")
                 if hit is not None and hit.type in ("function", "member"):
                     return hit.id, "self_method"
+            elif self._ref_node is not None:
+                hit = _this_object_sibling(
+                    scope, parts[1], symbols, self._ref_node, spec.this_binders
+                )
+                if hit is not None:
+                    return hit.id, "self_method"
             if not receiver:
                 return None, None
         s = scope
@@ -858,6 +872,32 @@ def _within_depth(defs: dict[tuple[int, int], Def]) -> tuple[list[Def], str | No
         f"definitions nested more than {MAX_DEFINITION_DEPTH} deep are not indexed "
         f"({dropped} skipped; generated or hostile code?)"
     )
+
+
+def _this_object_sibling(
+    scope: Def | None, name: str, symbols: dict[str, Def], node: Any, binders: tuple[str, ...]
+) -> Def | None:
+    """``this.name()`` at ``node`` inside a function of an unnamed object literal
+    (``this_object``): the object's own function ``name``. ``this`` is that of the nearest
+    function around the call that binds one (``binders``: arrow functions take it from
+    where they are written); it must be the object's function itself, not a function
+    nested in it."""
+    if not binders:
+        return None
+    s = scope
+    while s is not None and s.node is not None and s.node.type == "arrow_function":
+        s = s.parent
+    if s is None or s.this_object is None:
+        return None
+    fn = node.parent
+    while fn is not None and fn.type not in binders:
+        fn = fn.parent
+    if fn is None or (fn != s.node and fn.parent != s.node):
+        return None  # ``fn.parent``: a ``key: function () {}`` pair is the definition
+    hit = symbols.get(name)
+    if hit is None or hit.type != "function" or hit.this_object != s.this_object:
+        return None
+    return hit
 
 
 def _primary_capture(caps: dict[str, Any]) -> str | None:

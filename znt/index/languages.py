@@ -126,6 +126,9 @@ class LanguageSpec:
     syntax: SyntaxRules = field(default_factory=SyntaxRules)
     comment_types: tuple[str, ...] = ("comment",)
     wrapper_types: tuple[str, ...] = ()
+    # Node types that give ``this`` a value of their own (JavaScript's functions, methods
+    # and classes; not its arrow functions, which take the ``this`` around them).
+    this_binders: tuple[str, ...] = ()
     body_fields: tuple[str, ...] = ("body",)
     module_name: Callable[[str], str] = default_module_name
     local_name: Callable[[ImportRef], str] = default_local_name

@@ -59,6 +59,9 @@ class Def:
     end: int
     qualifier: str | None = None
     scope_only: bool = False
+    # Where the unnamed object literal starts whose function this is, ``this`` inside it
+    # (JS ``module.exports = { set() {}, get() { this.set() } }``); siblings share it.
+    this_object: int | None = None
     parent: Def | None = None  # what encloses it in the text
     owner: Def | None = None  # what it belongs to (see Extractor._name)
     qname: str = ""

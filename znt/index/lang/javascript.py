@@ -66,6 +66,18 @@ EXCLUDE = (
 
 DEFAULT_MEMBER = "default"
 
+# What gives ``this`` its own value (an arrow function takes the one around it); shared
+# with TypeScript.
+THIS_BINDERS = (
+    "function_expression",
+    "function_declaration",
+    "generator_function",
+    "generator_function_declaration",
+    "method_definition",
+    "class_declaration",
+    "class",
+)
+
 
 def strip_extension(path: str) -> str:
     for ext in (".d.ts", ".d.mts", ".d.cts"):
@@ -210,6 +222,7 @@ SPEC = LanguageSpec(
     docstrings=False,
     comment_types=("comment",),
     wrapper_types=("export_statement",),
+    this_binders=THIS_BINDERS,
     body_fields=("body",),
     module_name=module_name,
     local_name=local_name,

@@ -50,10 +50,12 @@
 ; named `exports`, as the file reads it (`module.exports(req, res)`).
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports @name) right: [(arrow_function) (function_expression !name) (generator_function !name)]) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
 ; `module.exports = { run() {}, stop: function () {} }`: the exported object's functions
-; are the file's own names (`require('./m').run`); the object has no name, so a
-; `this.x()` in them stays unbound.
-(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (method_definition name: (property_identifier) @name) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
-(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function) (generator_function)]) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
+; are the file's own names (`require('./m').run`). The object has no name: its functions
+; (not its arrows, whose `this` is the module's) carry it as `@this_object`, so a `this.x()`
+; in them binds to the sibling function `x` of the same object (znt/index/extract.py).
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (method_definition name: (property_identifier) @name) @definition.function) @this_object)) (#eq? @_module "module") (#eq? @_exports "exports"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: [(function_expression) (generator_function)]) @definition.function) @this_object)) (#eq? @_module "module") (#eq? @_exports "exports"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
 
 ; Module-level `const f = () => ...` / `function () {}` are functions.
 (program (lexical_declaration (variable_declarator name: (identifier) @name value: [(arrow_function) (function_expression) (generator_function)]) @definition.function))

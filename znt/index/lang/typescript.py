@@ -9,6 +9,7 @@ from __future__ import annotations
 from znt.index.lang.javascript import (
     EXCLUDE,
     JS_EXTENSIONS,
+    THIS_BINDERS,
     TS_EXTENSIONS,
     local_name,
     module_name,
@@ -49,6 +50,7 @@ SPEC = LanguageSpec(
     docstrings=False,
     comment_types=("comment",),
     wrapper_types=("export_statement",),
+    this_binders=THIS_BINDERS,
     body_fields=("body",),
     module_name=module_name,
     local_name=local_name,

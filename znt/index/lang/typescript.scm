@@ -60,10 +60,12 @@
 (program (expression_statement (assignment_expression left: (member_expression object: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) property: (property_identifier) @name) right: [(function_expression) (arrow_function) (generator_function)]) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
 (program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (function_expression name: (identifier) @name)) @definition.function) (#eq? @_module "module") (#eq? @_exports "exports"))
 ; `module.exports = { run() {}, stop: function () {} }`: the exported object's functions
-; are the file's own names (`require('./m').run`); the object has no name, so a
-; `this.x()` in them stays unbound.
-(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (method_definition name: (property_identifier) @name) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
-(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: [(function_expression) (arrow_function) (generator_function)]) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
+; are the file's own names (`require('./m').run`). The object has no name: its functions
+; (not its arrows, whose `this` is the module's) carry it as `@this_object`, so a `this.x()`
+; in them binds to the sibling function `x` of the same object (znt/index/extract.py).
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (method_definition name: (property_identifier) @name) @definition.function) @this_object)) (#eq? @_module "module") (#eq? @_exports "exports"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: [(function_expression) (generator_function)]) @definition.function) @this_object)) (#eq? @_module "module") (#eq? @_exports "exports"))
+(program (expression_statement (assignment_expression left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports) right: (object (pair key: (property_identifier) @name value: (arrow_function)) @definition.function))) (#eq? @_module "module") (#eq? @_exports "exports"))
 
 ; Members of an interface.
 (interface_body (method_signature name: (property_identifier) @name) @definition.function)
