@@ -579,6 +579,7 @@ class Extractor(TypeFlow):
         for (_pos, kind, node, _target), scope, prep in zip(items, scopes, preps, strict=True):
             if prep is None:
                 continue
+            self._ref_node = node  # before the ``passed`` check below resolves with it
             if kind == "passed":
                 # A function handed to a builtin that calls it: a call by the code around,
                 # unless the builtin's name is bound to something else here.
@@ -590,7 +591,6 @@ class Extractor(TypeFlow):
                 if self._rewrite(fn, scope, symbols) != [(fn, None)]:
                     continue
             kind, expr, scope, src, src_id, decorated, self._site = prep
-            self._ref_node = node
             variants: list[tuple[str, str | None]]
             if kind == "iterate":
                 # ``for x in v``: calls ``__iter__`` and ``__next__`` (the language's
