@@ -231,8 +231,10 @@ def parse_files(
     workers: int | None = None,
     on_done: Callable[[int], None] | None = None,
     close_fds: tuple[int, ...] = (),
+    meanwhile: Callable[[], object] | None = None,
 ) -> Iterator[ParsedFile | tuple[str, None]]:
-    """Parse ``jobs``, yielding results as they complete (the order is not the job order).
+    """Parse ``jobs``, yielding results as they complete (the order is not the job order);
+    ``meanwhile`` runs in this process once the workers have their first jobs (``Pool.run``).
 
     Always in worker processes (znt/index/workers.py): a file that crashes or hangs its
     parser costs that file, reported as skipped with the reason, never the scan. One worker
@@ -248,7 +250,7 @@ def parse_files(
     # Big files first so that no worker is left with a giant file at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.abspath))
     pool = Pool(min(workers, len(ordered)), _failed, close_fds, work=parse_in_worker)
-    for res in pool.run(ordered):
+    for res in pool.run(ordered, meanwhile):
         if on_done:
             on_done(1)
         yield res

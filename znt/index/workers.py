@@ -183,7 +183,14 @@ class Pool:
         job = self._jobs[index] if index is not None else None
         return self.failed(job, reason) if job is not None else None
 
-    def run(self, jobs: list[Any]) -> Iterator[Result]:
+    def run(
+        self, jobs: list[Any], meanwhile: Callable[[], object] | None = None
+    ) -> Iterator[Result]:
+        """Yield each job's result as it comes. ``meanwhile`` is called once, when the first
+        workers have their jobs: work of the caller's that can overlap the parse (on a
+        one-file rescan the parse and the import of the writer's modules take about as long
+        as each other). It must start no thread: a worker that replaces a dead one is
+        forked from this process."""
         from multiprocessing.connection import wait
 
         self._jobs = dict(enumerate(jobs))
@@ -199,6 +206,9 @@ class Pool:
                 busy = [w for w in self.workers if w.queue]
                 if not busy:  # pragma: no cover - every remaining job is queued somewhere
                     break
+                if meanwhile is not None:
+                    meanwhile()
+                    meanwhile = None
                 now = time.monotonic()
                 deadlines = [w.started + self.timeout - now for w in busy if w.current is not None]
                 wait_s = max(0.05, min(deadlines)) if deadlines else self.timeout
