@@ -52,7 +52,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from znt.index.store import RESOLVER_FACTS
+from znt.index.store import RESOLVER_FACTS, TABLES, insert_rows
 
 if TYPE_CHECKING:
     import duckdb
@@ -240,9 +240,12 @@ def _dir_exclude_rows() -> tuple[tuple[str, str], ...]:
 def _dir_excludes(con: duckdb.DuckDBPyConnection) -> None:
     """``dir_excludes``: the table ``_IMPORT_TARGETS`` reads ``_dir_exclude_rows`` from."""
     con.execute("CREATE OR REPLACE TEMP TABLE dir_excludes (language VARCHAR, suffix VARCHAR)")
-    rows = _dir_exclude_rows()
-    if rows:
-        con.executemany("INSERT INTO dir_excludes VALUES (?, ?)", list(rows))
+    insert_rows(
+        con,
+        "dir_excludes",
+        list(_dir_exclude_rows()),
+        (("language", "VARCHAR"), ("suffix", "VARCHAR")),
+    )
 
 
 def _package_scope_languages() -> list[str]:
@@ -1338,13 +1341,16 @@ def _constructor_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -
     hierarchy = classes.get()
     hierarchy.prefetch({row[1] for row in rows})
     out = []
+    found: dict[str, str | None] = {}  # a class is called from many places (sympy: 46 k calls)
     for src, cls, language, file, line, count, resolution in rows:
-        init = hierarchy.find(hierarchy.mro(cls), methods[language])
+        if cls in found:
+            init = found[cls]
+        else:
+            init = found[cls] = hierarchy.find(hierarchy.mro(cls), methods[language])
         if init is not None:
             res = "ambiguous" if resolution == "ambiguous" else "constructor"
             out.append((src, init, "call", CONFIDENCE[res], res, file, line, count))
-    if out:
-        con.executemany("INSERT INTO new_edges VALUES (?, ?, ?, ?, ?, ?, ?, ?)", out)
+    insert_rows(con, "new_edges", out, TABLES["edges"])
 
 
 def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
@@ -1459,13 +1465,22 @@ def _override_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
         added.extend((src, mid, file, line, count) for mid in overrides)
     if not gone:
         return
-    con.executemany(
-        "DELETE FROM new_edges WHERE kind = 'call' AND src = ? AND dst = ?", sorted(gone)
+    con.execute("CREATE OR REPLACE TEMP TABLE stub_calls (src VARCHAR, dst VARCHAR)")
+    insert_rows(con, "stub_calls", sorted(gone), (("src", "VARCHAR"), ("dst", "VARCHAR")))
+    con.execute(
+        "DELETE FROM new_edges USING stub_calls g "
+        "WHERE new_edges.kind = 'call' AND new_edges.src = g.src AND new_edges.dst = g.dst"
     )
-    con.executemany(
-        f"INSERT INTO new_edges VALUES (?, ?, 'call', {CONFIDENCE['override']}, 'override', "
-        "?, ?, ?)",
-        added,
+    con.execute("DROP TABLE stub_calls")
+    conf = CONFIDENCE["override"]
+    insert_rows(
+        con,
+        "new_edges",
+        [
+            (src, mid, "call", conf, "override", file, line, count)
+            for src, mid, file, line, count in added
+        ],
+        TABLES["edges"],
     )
 
 
