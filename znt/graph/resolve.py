@@ -794,13 +794,18 @@ def _star_exports(con: duckdb.DuckDBPyConnection, languages: str) -> None:
 
 
 def _replace_edges(con: duckdb.DuckDBPyConnection) -> None:
-    """Replace the scope's edges; merge duplicates (two references to the same target)."""
+    """Replace the scope's edges; merge duplicates (two references to the same target).
+
+    Of duplicates as confident as each other (an ``ambiguous`` and an ``override`` edge,
+    both 0.5), the resolution greatest by name is kept, and of two files at one line the
+    first by name: DuckDB's parallel ``arg_max`` picks any of tied rows, and the same files
+    must always give the same rows (the incremental == clean property, index_diff)."""
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
     con.execute(
         """
         INSERT INTO edges
-        SELECT src, dst, kind, max(confidence), arg_max(resolution, confidence),
-               arg_min(file, line), min(line), sum(count)::INTEGER
+        SELECT src, dst, kind, max(confidence), arg_max(resolution, row(confidence, resolution)),
+               arg_min(file, row(line, file)), min(line), sum(count)::INTEGER
         FROM new_edges GROUP BY src, dst, kind
         """
     )
