@@ -110,6 +110,19 @@ _SUPER = "r.resolution IN ('super', 'super?')"
 _HINT_RESOLUTION = {"member": "assigned", "self": "self_method", "super": "super", "": "inherited"}
 
 
+# An edge's confidence and then its resolution's place by name, as one BIGINT for
+# ``arg_max`` (a ``row(confidence, resolution)`` made the merge of sympy's edges take ~55 MB
+# more): ties of confidence are broken the same way in every scan.
+_RESOLUTION_RANK = (
+    "round(confidence * 1000000)::BIGINT * 64 + coalesce(list_position(["
+    + ", ".join(f"'{name}'" for name in sorted(CONFIDENCE))
+    + "], resolution), 0)"
+)
+# The first line and then the file's hash, likewise (two files at one line: the same one
+# chosen every time, not the first by name, which a ``row(line, file)`` cost ~35 MB for).
+_FILE_RANK = "line::BIGINT * 4294967296 + (hash(file) % 4294967296)::BIGINT"
+
+
 def _confidence_sql(column: str) -> str:
     cases = " ".join(f"WHEN '{k}' THEN {v}" for k, v in CONFIDENCE.items())
     return f"CASE {column} {cases} ELSE 1.0 END"
@@ -797,15 +810,16 @@ def _replace_edges(con: duckdb.DuckDBPyConnection) -> None:
     """Replace the scope's edges; merge duplicates (two references to the same target).
 
     Of duplicates as confident as each other (an ``ambiguous`` and an ``override`` edge,
-    both 0.5), the resolution greatest by name is kept, and of two files at one line the
-    first by name: DuckDB's parallel ``arg_max`` picks any of tied rows, and the same files
-    must always give the same rows (the incremental == clean property, index_diff)."""
+    both 0.5), the resolution greatest by name is kept (``_RESOLUTION_RANK``), and of two
+    files at one line always the same one (``_FILE_RANK``): DuckDB's parallel ``arg_max``
+    picks any of tied rows, and the same files must always give the same rows (the
+    incremental == clean property, benchmarks/index_diff.py)."""
     con.execute("DELETE FROM edges WHERE file IN (SELECT path FROM scope)")
     con.execute(
-        """
+        f"""
         INSERT INTO edges
-        SELECT src, dst, kind, max(confidence), arg_max(resolution, row(confidence, resolution)),
-               arg_min(file, row(line, file)), min(line), sum(count)::INTEGER
+        SELECT src, dst, kind, max(confidence), arg_max(resolution, {_RESOLUTION_RANK}),
+               arg_min(file, {_FILE_RANK}), min(line), sum(count)::INTEGER
         FROM new_edges GROUP BY src, dst, kind
         """
     )
