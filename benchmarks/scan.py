@@ -365,8 +365,11 @@ def one_round(args: argparse.Namespace, tree: Tree, edits: list[Edit], tmp: Path
     znt = [*exe, "--format", "json", "-q"]
     scan = [*znt, "scan", *([] if args.embed else ["--no-embed"])]
     root = str(tree.root)
-    cold = run_timed([*scan, "--restart", root], sample=not args.no_sample)
-    noop = run_timed([*scan, root])
+    # ``-m`` puts the working directory first on sys.path: run from the tree, never from a
+    # checkout of znt, whose own (possibly edited) package would shadow the snapshot's (and
+    # an edit between two runs would change the fingerprint and rebuild the index).
+    cold = run_timed([*scan, "--restart", root], cwd=tree.root, sample=not args.no_sample)
+    noop = run_timed([*scan, root], cwd=tree.root)
     cold_json, noop_json = _scan_json(cold), _scan_json(noop)
     if noop_json.get("mode") != "noop":
         print(f"warning: the no-op rescan ran in mode {noop_json.get('mode')!r}", file=sys.stderr)
@@ -397,11 +400,11 @@ def edit_and_rescan(tree: Tree, edit: Edit, scan: list[str]) -> Run:
     try:
         prefix = b"" if original.endswith(b"\n") or not original else b"\n"
         target.write_bytes(original + prefix + f"{edit.comment} {EDIT_LINE}\n".encode())
-        return run_timed([*scan, root])
+        return run_timed([*scan, root], cwd=tree.root)
     finally:
         target.write_bytes(original)
         os.utime(target, ns=(st.st_atime_ns, st.st_mtime_ns))
-        subprocess.run([*scan, root], stdout=subprocess.DEVNULL, check=False)
+        subprocess.run([*scan, root], cwd=tree.root, stdout=subprocess.DEVNULL, check=False)
 
 
 # -- the report ---------------------------------------------------------------------------
