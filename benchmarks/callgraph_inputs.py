@@ -168,7 +168,10 @@ def prepare_go(pin: Pinned, mirror: Path, out: Path) -> None:
 def _merge_js_records(records: Path, src: Path) -> dict[str, object]:
     """Jelly's format from the recorder's per-process files: ``files``, ``functions``
     (``fileindex:line:col:endLine:endCol``, the whole file for its own code) and
-    ``fun2fun``; a call site counts for the innermost function around it."""
+    ``fun2fun``; a call site counts for the innermost function around it. Beside them
+    ``ran``: the lines (``fileindex:line``) holding a call expression that was seen calling
+    a project function, which lets the harness tell a false edge from a call that never
+    ran (``if (!module.parent) app.listen()`` under the tests)."""
     files: dict[str, dict[str, list[str]]] = {}
     raw_edges: list[list[object]] = []
     for path in sorted(records.glob("calls-*.json")):
@@ -199,11 +202,13 @@ def _merge_js_records(records: Path, src: Path) -> dict[str, object]:
 
     call_sites = {rel: set(info["calls"]) for rel, info in files.items()}
     pairs: set[tuple[int, int]] = set()
+    ran: set[tuple[int, int]] = set()
     for callee_file, callee_id, from_file, line, col in raw_edges:
         assert isinstance(callee_file, str) and isinstance(from_file, str)
         assert isinstance(callee_id, int) and isinstance(line, int) and isinstance(col, int)
         if f"{line}:{col}" not in call_sites[from_file]:
             continue  # not a call expression: a getter, an iterator, a tagged template
+        ran.add((index[from_file], line))
         callee = f"{index[callee_file]}:{files[callee_file]['functions'][callee_id]}"
         best: tuple[int, int, int, int] | None = None
         for span in files[from_file]["functions"]:
@@ -216,7 +221,12 @@ def _merge_js_records(records: Path, src: Path) -> dict[str, object]:
             else whole[from_file]
         )
         pairs.add((function(caller), function(callee)))
-    return {"files": names, "functions": functions, "fun2fun": sorted(pairs)}
+    return {
+        "files": names,
+        "functions": functions,
+        "fun2fun": sorted(pairs),
+        "ran": [f"{fi}:{line}" for fi, line in sorted(ran)],
+    }
 
 
 def prepare_js(pin: Pinned, mirror: Path, out: Path) -> None:
