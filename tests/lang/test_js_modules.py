@@ -15,6 +15,7 @@ from tests.conftest import internal_calls, query, rescans_equal_clean, scanned_c
 
 LANG = "lang/js_modules"
 TEST = "test/app.test.js"
+CHAINED = "test/chained.test.js"
 
 
 @pytest.fixture(scope="module")
@@ -128,7 +129,9 @@ def test_a_local_holding_new_of_an_exported_class_calls_its_methods(root):
     # `other = new Other()`: Other's own `use`, never Application's; a method Other lacks
     # binds nothing; an untyped parameter `app` in `run` stays local.
     assert (TEST, "lib/other.js::Other.use") in calls
-    assert not {e for e in calls if e[1].endswith("::Application.use") and e[0] != TEST}
+    assert not {
+        e for e in calls if e[1].endswith("::Application.use") and e[0] not in (TEST, CHAINED)
+    }
     assert query(
         root, "SELECT resolution FROM edges WHERE src = ? AND dst = 'ext::Other.listen'", [TEST]
     ) == [("unresolved",)]
@@ -213,3 +216,19 @@ def test_package_main_and_reexport_edits_rescan_like_a_clean_scan(tmp_path):
     assert (TEST, "lib/application.js::Application") in found[1]
     assert (TEST, "lib/factory.js::createThing") not in found[1]
     assert not {e for e in found[2] if e[1].startswith(("lib/factory.js", "lib/application.js"))}
+
+
+def test_a_chained_declaration_holds_the_right_side(root):
+    """`var app = module.exports = createServer()` (express's examples) binds `app` as
+    `var app = createServer()` does, and `const made = exports.made = new Application()` as
+    `new` does; a chained number binds nothing, and a member none defines stays unbound."""
+    rows = query(
+        root,
+        "SELECT dst, resolution FROM edges WHERE src = ? AND kind = 'call' ORDER BY line",
+        [CHAINED],
+    )
+    assert ("lib/proto.js::app.start", "assigned") in rows
+    assert ("lib/application.js::Application.use", "assigned") in rows
+    assert ("ext::createServer.missing", "unresolved") in rows
+    assert ("ext::plain.start", "unresolved") in rows
+    assert not {d for d, _ in rows if d.startswith("lib/proto.js::app.") and d.endswith("missing")}

@@ -140,6 +140,10 @@
 ; A name holding what a call returns (`var app = express()`): its members are those of the
 ; objects the function fills (`mixes`); `require()` loads a module (an import).
 (variable_declarator name: (identifier) @binding.name value: (call_expression function: [(identifier) (member_expression)] @binding.instance) (#not-eq? @binding.instance "require")) @binding
+; A chained declaration (`var app = module.exports = express()`, `const x = exports.x = new
+; C()`): the name holds what the assignment's right side holds.
+(variable_declarator name: (identifier) @binding.name value: (assignment_expression right: (call_expression function: [(identifier) (member_expression)] @binding.instance)) (#not-eq? @binding.instance "require")) @binding
+(variable_declarator name: (identifier) @binding.name value: (assignment_expression right: (new_expression constructor: [(identifier) (member_expression)] @binding.instance))) @binding
 
 ; ---------------------------------------------------------------------------- exports
 ; The default export (`export default f`, `export default function f`, CommonJS
