@@ -179,7 +179,8 @@ def test_baseline_reports_only_new_violations(tmp_path: Path) -> None:
     assert doc["baseline"]["snapshot_reused"] is False
     # the temporary worktree is gone; the snapshot is kept and reused
     assert len(git(root, "worktree", "list").splitlines()) == 1
-    code, doc2, _ = check(root, "--baseline", "v1", "--format", "json")
+    code, doc2, err2 = check(root, "--baseline", "v1", "--format", "json")
+    assert doc2 is not None, err2
     assert doc2["baseline"]["snapshot_reused"] is True
     assert doc2["violations"] == doc["violations"]
 
