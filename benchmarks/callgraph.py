@@ -480,7 +480,11 @@ def scan_case(case: Case, tmp: Path) -> Graph:
         api.scan(str(project))
     con = connect(project / ".znt" / "index.duckdb", read_only=True)
     try:
-        edges = con.execute("SELECT src, dst, resolution FROM edges WHERE kind = 'call'").fetchall()
+        calls = con.execute(
+            "SELECT src, dst, resolution, file, line FROM edges WHERE kind = 'call'"
+        ).fetchall()
+        edges = [(src, dst, res) for src, dst, res, _file, _line in calls]
+        sites = {(src, dst): (file, line) for src, dst, _res, file, line in calls}
         symbols = {
             row[0]: (row[1], row[2], row[3], row[4], row[5], row[6])
             for row in con.execute(
@@ -493,12 +497,6 @@ def scan_case(case: Case, tmp: Path) -> Graph:
             for row in con.execute("SELECT id, start_byte, end_byte FROM symbols").fetchall()
         }
         kinds = dict(con.execute("SELECT id, kind FROM symbols").fetchall())
-        sites = {
-            (src, dst): (file, line)
-            for src, dst, file, line in con.execute(
-                "SELECT src, dst, file, line FROM edges WHERE kind = 'call'"
-            ).fetchall()
-        }
     finally:
         con.close()
     return Graph(edges, symbols, modules, spans, kinds, sites)

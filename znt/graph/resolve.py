@@ -52,7 +52,7 @@ from collections.abc import Iterable, Sequence
 from functools import cache
 from typing import TYPE_CHECKING
 
-from znt.index.store import RESOLVER_FACTS, TABLES, insert_rows
+from znt.index.store import RESOLVER_FACTS, TABLES, insert_rows, temp_table
 
 if TYPE_CHECKING:
     import duckdb
@@ -252,13 +252,8 @@ def _dir_exclude_rows() -> tuple[tuple[str, str], ...]:
 
 def _dir_excludes(con: duckdb.DuckDBPyConnection) -> None:
     """``dir_excludes``: the table ``_IMPORT_TARGETS`` reads ``_dir_exclude_rows`` from."""
-    con.execute("CREATE OR REPLACE TEMP TABLE dir_excludes (language VARCHAR, suffix VARCHAR)")
-    insert_rows(
-        con,
-        "dir_excludes",
-        list(_dir_exclude_rows()),
-        (("language", "VARCHAR"), ("suffix", "VARCHAR")),
-    )
+    columns = (("language", "VARCHAR"), ("suffix", "VARCHAR"))
+    temp_table(con, "dir_excludes", columns, _dir_exclude_rows())
 
 
 def _package_scope_languages() -> list[str]:
@@ -1484,8 +1479,7 @@ def _override_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
         added.extend((src, mid, file, line, count) for mid in overrides)
     if not gone:
         return
-    con.execute("CREATE OR REPLACE TEMP TABLE stub_calls (src VARCHAR, dst VARCHAR)")
-    insert_rows(con, "stub_calls", sorted(gone), (("src", "VARCHAR"), ("dst", "VARCHAR")))
+    temp_table(con, "stub_calls", (("src", "VARCHAR"), ("dst", "VARCHAR")), sorted(gone))
     con.execute(
         "DELETE FROM new_edges USING stub_calls g "
         "WHERE new_edges.kind = 'call' AND new_edges.src = g.src AND new_edges.dst = g.dst"

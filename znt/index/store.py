@@ -501,6 +501,18 @@ def insert_rows(
     )
 
 
+def temp_table(
+    con: duckdb.DuckDBPyConnection,
+    name: str,
+    columns: Sequence[tuple[str, str]],
+    rows: Sequence[Sequence[Any]],
+) -> None:
+    """A temporary table ``name`` of ``columns`` holding ``rows`` (``insert_rows``)."""
+    body = ", ".join(f"{col} {typ}" for col, typ in columns)
+    con.execute(f"CREATE OR REPLACE TEMP TABLE {name} ({body})")
+    insert_rows(con, name, rows, columns)
+
+
 def get_meta(con: duckdb.DuckDBPyConnection) -> dict[str, str]:
     entry = _opened.get(id(con))
     if entry is not None:
@@ -626,8 +638,7 @@ def delete_files(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
     """Remove every row a set of files contributed."""
     if not paths:
         return
-    con.execute("CREATE OR REPLACE TEMP TABLE gone (path VARCHAR)")
-    con.execute("INSERT INTO gone SELECT unnest(?)", [list(paths)])
+    temp_table(con, "gone", (("path", "VARCHAR"),), [(p,) for p in paths])
     for table in FILE_TABLES:
         key = "path" if table == "files" else "file"
         con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT path FROM gone)")
