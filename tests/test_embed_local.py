@@ -14,12 +14,13 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
 
 from znt.index.embed import ProviderError
-from znt.index.embed.local import LocalEmbedder, _load_entry, resolve_model
+from znt.index.embed.local import DOCUMENT_TOKENS, LocalEmbedder, _load_entry, resolve_model
 
 MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 TEXTS = [
@@ -42,19 +43,56 @@ def embedder(cache_dir: Path) -> LocalEmbedder:
 
 
 @pytest.fixture(scope="session")
-def st_vectors() -> np.ndarray:
+def st_model() -> Any:
     from sentence_transformers import SentenceTransformer
 
-    model = SentenceTransformer(str(resolve_model(MODEL)), device="cpu")
-    return np.asarray(model.encode(TEXTS, normalize_embeddings=True), dtype=np.float32)
+    return SentenceTransformer(str(resolve_model(MODEL)), device="cpu")
 
 
-def test_fp32_matches_sentence_transformers(cache_dir: Path, st_vectors: np.ndarray) -> None:
+@pytest.fixture(scope="session")
+def st_vectors(st_model: Any) -> np.ndarray:
+    """Sentence-transformers' document vectors: read up to DOCUMENT_TOKENS, as znt reads them."""
+    limit = st_model.max_seq_length
+    st_model.max_seq_length = DOCUMENT_TOKENS
+    try:
+        vectors = st_model.encode(TEXTS, normalize_embeddings=True)
+    finally:
+        st_model.max_seq_length = limit
+    return np.asarray(vectors, dtype=np.float32)
+
+
+@pytest.fixture(scope="session")
+def st_query_vectors(st_model: Any) -> np.ndarray:
+    """Sentence-transformers' vectors at the model's own limit (256 tokens)."""
+    return np.asarray(st_model.encode(TEXTS, normalize_embeddings=True), dtype=np.float32)
+
+
+def test_fp32_matches_sentence_transformers(
+    cache_dir: Path, st_vectors: np.ndarray, st_query_vectors: np.ndarray
+) -> None:
     fp32 = LocalEmbedder(MODEL, variant="fp32")
     assert fp32.notes == []
-    vectors = fp32.embed(TEXTS)
-    cosine = (vectors * st_vectors).sum(axis=1)
+    cosine = (fp32.embed(TEXTS) * st_vectors).sum(axis=1)
     assert cosine.min() >= 0.999, cosine
+    cosine = (fp32.embed(TEXTS, kind="query") * st_query_vectors).sum(axis=1)
+    assert cosine.min() >= 0.999, cosine
+
+
+def test_documents_are_read_up_to_the_document_limit_queries_to_the_models(
+    cache_dir: Path,
+) -> None:
+    fp32 = LocalEmbedder(MODEL, variant="fp32")
+    assert fp32.document_tokens == DOCUMENT_TOKENS < 256
+    assert fp32.model_id.endswith(f"|doc{DOCUMENT_TOKENS}")
+    head = "def retry(times):\n    " + "attempt = attempt + 1\n    " * 30  # 159 tokens
+    long_text = head + " ".join(["socket timeout connection refused"] * 40)
+    as_document = fp32.embed([long_text])[0]
+    as_query = fp32.embed([long_text], kind="query")[0]
+    # the document ignores what follows its first DOCUMENT_TOKENS tokens
+    other_tail = fp32.embed([head + " ".join(["matrix determinant"] * 40)])[0]
+    assert float(as_document @ other_tail) > 0.9999
+    # the query reads on
+    assert float(as_query @ as_document) < 0.99
 
 
 def test_int8_stays_close_to_sentence_transformers(

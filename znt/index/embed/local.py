@@ -4,7 +4,9 @@ Once per model, ``onnx_export`` (the only place that imports torch) writes ONNX 
 cache; afterwards every process, including a one-shot ``znt search``, runs the model with
 onnxruntime and the ``tokenizers`` library, and imports neither torch nor
 sentence-transformers. Vectors match ``SentenceTransformer(path).encode(texts,
-normalize_embeddings=True)``: same tokenizer, ``max_seq_length``, pooling and normalisation.
+normalize_embeddings=True)``: same tokenizer, pooling and normalisation; a query is read up to
+the model's ``max_seq_length``, a document (a symbol's text) up to ``DOCUMENT_TOKENS``, as
+sentence-transformers does with ``max_seq_length`` set to that.
 
 Where the model comes from (``resolve_model``), first match wins:
 
@@ -71,6 +73,11 @@ WEIGHT_FILES = ("model.safetensors", "pytorch_model.bin")
 # 8192 and 266 MB with 2048, in the same time.
 MAX_BATCH_TOKENS = 2048
 MAX_BATCH_TEXTS = 64
+# A document (a symbol's text) is read up to this many tokens, a query up to the model's own
+# limit. A scan's cost is its token count: on sympy's texts 128 instead of all-MiniLM-L6-v2's
+# 256 is 0.67 of the tokens and 1.7x the texts per second, with CoSQA dev MRR unchanged
+# (docs/decisions/0023-documents-read-128-tokens.md).
+DOCUMENT_TOKENS = 128
 STALE_EXPORT_S = 3600  # a temporary export folder older than this was left by a crash
 
 
@@ -254,6 +261,11 @@ class OnnxRuntime:
         tokenizer.no_padding()  # padded per batch, after sorting by length
         tokenizer.enable_truncation(spec.max_seq_length)
         self.tokenizer = tokenizer
+        self.document_tokens = min(DOCUMENT_TOKENS, spec.max_seq_length)
+        # A second tokenizer for documents: truncation is a setting of the tokenizer, and a
+        # query may be embedded while a scan embeds documents with the same runtime.
+        self.document_tokenizer = Tokenizer.from_str(tokenizer.to_str())
+        self.document_tokenizer.enable_truncation(self.document_tokens)
         pad_id = tokenizer.token_to_id(spec.pad_token) if spec.pad_token else None
         if pad_id is None and tokenizer.padding:
             pad_id = tokenizer.padding.get("pad_id")
@@ -317,13 +329,14 @@ class OnnxRuntime:
         norms = np.linalg.norm(vectors, axis=1, keepdims=True)
         return vectors / np.maximum(norms, 1e-12)
 
-    def embed(self, texts: Sequence[str]) -> np.ndarray:
+    def embed(self, texts: Sequence[str], kind: TextKind = "document") -> np.ndarray:
         """Tokenise all, run in length-sorted batches (little padding), restore the order."""
         import numpy as np
 
         if self.spec.lowercase:
             texts = [t.lower() for t in texts]
-        encodings = self.tokenizer.encode_batch(list(texts))
+        tokenizer = self.document_tokenizer if kind == "document" else self.tokenizer
+        encodings = tokenizer.encode_batch(list(texts))
         order = sorted(range(len(encodings)), key=lambda i: len(encodings[i].ids))
         out: np.ndarray | None = None
         start = 0
@@ -404,7 +417,8 @@ class LocalEmbedder:
         if self._runtime is not None:
             assert meta is not None
             self.dim = int(meta["dim"])
-            self.model_id = f"{model}|onnx-{variant}|{identity[:8]}"
+            self.document_tokens = self._runtime.document_tokens
+            self.model_id = f"{model}|onnx-{variant}|{identity[:8]}|doc{self.document_tokens}"
         else:
             self._st = _load_sentence_transformer(self.folder)
             get_dim = getattr(self._st, "get_embedding_dimension", None) or (
@@ -412,7 +426,10 @@ class LocalEmbedder:
             )
             self.dim = int(get_dim())
             self.variant = "sentence-transformers"
-            self.model_id = f"{model}|sentence-transformers|{identity[:8]}"
+            self.document_tokens = min(DOCUMENT_TOKENS, int(self._st.max_seq_length))
+            self.model_id = (
+                f"{model}|sentence-transformers|{identity[:8]}|doc{self.document_tokens}"
+            )
 
     def _open(self, meta: dict[str, Any], variant: str) -> OnnxRuntime:
         file = self.entry / meta["variants"][variant]["file"]
@@ -481,10 +498,19 @@ class LocalEmbedder:
             return np.zeros((0, self.dim), dtype=np.float32)
         try:
             if self._runtime is not None:
-                return self._runtime.embed(batch)
-            vectors = self._st.encode(
-                batch, batch_size=MAX_BATCH_TEXTS, normalize_embeddings=True, convert_to_numpy=True
-            )
+                return self._runtime.embed(batch, kind)
+            limit = self._st.max_seq_length
+            if kind == "document":
+                self._st.max_seq_length = self.document_tokens
+            try:
+                vectors = self._st.encode(
+                    batch,
+                    batch_size=MAX_BATCH_TEXTS,
+                    normalize_embeddings=True,
+                    convert_to_numpy=True,
+                )
+            finally:
+                self._st.max_seq_length = limit
             return np.asarray(vectors, dtype=np.float32)
         except Exception as exc:
             raise ProviderError(f"local model {self.model} failed to embed: {exc}") from exc
