@@ -262,10 +262,7 @@ class OnnxRuntime:
         tokenizer.enable_truncation(spec.max_seq_length)
         self.tokenizer = tokenizer
         self.document_tokens = min(DOCUMENT_TOKENS, spec.max_seq_length)
-        # A second tokenizer for documents: truncation is a setting of the tokenizer, and a
-        # query may be embedded while a scan embeds documents with the same runtime.
-        self.document_tokenizer = Tokenizer.from_str(tokenizer.to_str())
-        self.document_tokenizer.enable_truncation(self.document_tokens)
+        self._document_tokenizer: Any = None
         pad_id = tokenizer.token_to_id(spec.pad_token) if spec.pad_token else None
         if pad_id is None and tokenizer.padding:
             pad_id = tokenizer.padding.get("pad_id")
@@ -288,6 +285,19 @@ class OnnxRuntime:
             self.session = ort.InferenceSession(
                 str(onnx_file), options, providers=["CPUExecutionProvider"]
             )
+
+    @property
+    def document_tokenizer(self) -> Any:
+        """A second tokenizer for documents: truncation is a setting of the tokenizer, and a
+        query may be embedded while a scan embeds documents with the same runtime. Made on
+        first use: copying the tokenizer costs ~25 ms, which a one-shot search never needs."""
+        if self._document_tokenizer is None:
+            from tokenizers import Tokenizer
+
+            copy = Tokenizer.from_str(self.tokenizer.to_str())
+            copy.enable_truncation(self.document_tokens)
+            self._document_tokenizer = copy
+        return self._document_tokenizer
 
     def tokenize(self, texts: Sequence[str]) -> dict[str, np.ndarray]:
         """Padded int64 arrays for one batch (the export check uses this too)."""
