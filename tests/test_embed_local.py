@@ -251,4 +251,11 @@ def test_a_model_the_runtime_cannot_reproduce_falls_back_with_a_note(
     vectors = fallback.embed(TEXTS[:2])
     assert vectors.shape == (2, 384)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-5)
+    # documents are cut at DOCUMENT_TOKENS here too, queries are not, and the limit is restored
+    assert fallback.model_id.endswith(f"|doc{DOCUMENT_TOKENS}")
+    long_text = TEXTS[3]  # > 256 tokens
+    as_document = fallback.embed([long_text])[0]
+    as_query = fallback.embed([long_text], kind="query")[0]
+    assert float(as_document @ as_query) < 0.999
+    assert fallback._st.max_seq_length == 256
     assert not any(p.name.startswith("weighted") for p in (cache_dir / "models").iterdir())

@@ -36,6 +36,7 @@ import os
 import re
 import shutil
 import tempfile
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -387,6 +388,7 @@ class LocalEmbedder:
         identity = model_identity(self.folder)
         self.spec = ModelSpec(self.folder)
         self._st: Any = None
+        self._st_lock = threading.Lock()
         self._runtime: OnnxRuntime | None = None
         self.entry = cache_root() / f"{_safe_name(model)}-{identity[:16]}"
         meta = None
@@ -509,18 +511,20 @@ class LocalEmbedder:
         try:
             if self._runtime is not None:
                 return self._runtime.embed(batch, kind)
-            limit = self._st.max_seq_length
-            if kind == "document":
-                self._st.max_seq_length = self.document_tokens
-            try:
-                vectors = self._st.encode(
-                    batch,
-                    batch_size=MAX_BATCH_TEXTS,
-                    normalize_embeddings=True,
-                    convert_to_numpy=True,
-                )
-            finally:
-                self._st.max_seq_length = limit
+            # the limit is a setting of the shared model: one caller at a time
+            with self._st_lock:
+                limit = self._st.max_seq_length
+                if kind == "document":
+                    self._st.max_seq_length = self.document_tokens
+                try:
+                    vectors = self._st.encode(
+                        batch,
+                        batch_size=MAX_BATCH_TEXTS,
+                        normalize_embeddings=True,
+                        convert_to_numpy=True,
+                    )
+                finally:
+                    self._st.max_seq_length = limit
             return np.asarray(vectors, dtype=np.float32)
         except Exception as exc:
             raise ProviderError(f"local model {self.model} failed to embed: {exc}") from exc
