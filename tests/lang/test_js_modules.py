@@ -145,14 +145,19 @@ def test_a_local_holding_new_of_an_exported_class_calls_its_methods(root):
 SERVER = "test/server.test.js"
 
 
+def call_rows(root, src):
+    """(dst, resolution) of ``src``'s call edges, in line order."""
+    return query(
+        root,
+        "SELECT dst, resolution FROM edges WHERE src = ? AND kind = 'call' ORDER BY line",
+        [src],
+    )
+
+
 def test_what_a_function_returns_has_the_members_it_mixed_in(root):
     # createServer() fills its result with mixin(server, proto) and Object.assign(server,
     # shared): `start` is proto.js's `app.start`, `only` shared.js's `shared.only`.
-    rows = query(
-        root,
-        "SELECT dst, resolution FROM edges WHERE src = ? AND kind = 'call' ORDER BY line",
-        [SERVER],
-    )
+    rows = call_rows(root, SERVER)
     assert ("lib/proto.js::app.start", "assigned") in rows
     assert ("lib/shared.js::shared.only", "assigned") in rows
     # Both objects define `stop`: neither is guessed; a member none defines, a function
@@ -222,11 +227,7 @@ def test_a_chained_declaration_holds_the_right_side(root):
     """`var app = module.exports = createServer()` (express's examples) binds `app` as
     `var app = createServer()` does, and `const made = exports.made = new Application()` as
     `new` does; a chained number binds nothing, and a member none defines stays unbound."""
-    rows = query(
-        root,
-        "SELECT dst, resolution FROM edges WHERE src = ? AND kind = 'call' ORDER BY line",
-        [CHAINED],
-    )
+    rows = call_rows(root, CHAINED)
     assert ("lib/proto.js::app.start", "assigned") in rows
     assert ("lib/application.js::Application.use", "assigned") in rows
     assert ("ext::createServer.missing", "unresolved") in rows
