@@ -201,3 +201,53 @@ def test_restart_keeps_vectors_in_a_path_with_a_quote(
         assert doc["mode"] == "full" and doc["embeddings"]["status"] == "up_to_date"
         assert len(texts_sent(server)) == sent
     assert n_vectors(root) == n_texts(root)
+
+
+def test_test_functions_get_no_text_unless_the_project_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Test functions (and the lambdas and methods of test classes) are not sent to the
+    provider by default; the test module and class still are, and code that is not a test
+    is untouched. ``embed_tests: true`` in znt.yaml embeds them on the next scan."""
+    root = make_project(tmp_path / "p")
+    (root / "tests").mkdir()
+    (root / "tests" / "test_handlers.py").write_text(
+        "from handlers import handler_1\n\n\n"
+        "def test_handler_one():\n    '''Check handler one.'''\n"
+        "    assert handler_1(1) == 2\n\n\n"
+        "class TestHandlers:\n    def test_two(self):\n"
+        "        assert (lambda v: v)(2) == 2\n"
+    )
+    with EmbedServer(dim=8) as server:
+        use_provider(monkeypatch, tmp_path, server.url)
+        doc = api.scan(str(root))
+        assert doc["embeddings"]["status"] == "completed"
+        sent = texts_sent(server)
+        assert not any("def test_handler_one" in t or "def test_two" in t for t in sent)
+        assert any(t.startswith("module ") and "test handlers" in t for t in sent)
+        assert any(t.startswith("class test handlers") for t in sent)
+        assert sum("def handler_" in t for t in sent) == N_FUNCS  # the code under test
+        roles = dict(
+            query(root, "SELECT s.name, s.role FROM embed_docs d JOIN symbols s ON s.id = d.sym")
+        )
+        assert "test_handler_one" not in roles and roles["TestHandlers"] == "test"
+        found = api.similar("test_handler_one", project_path=str(root))
+        assert any("embed_tests: true" in w for w in found["warnings"])
+
+        (root / "znt.yaml").write_text("embed_tests: true\n")
+        again = api.scan(str(root))  # a settings change rebuilds the rows
+        assert again["mode"] == "full" and again["embeddings"]["status"] == "completed"
+        later = texts_sent(server)[len(sent) :]
+        assert any("def test_handler_one" in t for t in later)
+        assert any("def test_two" in t for t in later)
+        assert not any("def handler_" in t for t in later)  # vectors kept by text hash
+    assert n_vectors(root) == n_texts(root)
+
+
+def test_embed_tests_must_be_a_boolean(tmp_path: Path) -> None:
+    root = make_project(tmp_path / "p")
+    (root / "znt.yaml").write_text("embed_tests: sometimes\n")
+    proc = run_znt("scan", "--no-embed", cwd=root)
+    assert proc.returncode == 2, proc.stderr
+    assert "'embed_tests' must be true or false" in proc.stderr
+    assert "Traceback" not in proc.stderr

@@ -15,7 +15,7 @@ from znt.errors import UsageError
 
 DEFAULT_MAX_FILE_BYTES = 1_000_000
 
-_KNOWN_KEYS = {"check", "exclude", "languages", "max_file_bytes"}
+_KNOWN_KEYS = {"check", "embed_tests", "exclude", "languages", "max_file_bytes"}
 _KNOWN_LANGUAGE_KEYS = {"exclude"}
 
 
@@ -24,6 +24,9 @@ class ProjectSettings:
     exclude: tuple[str, ...] = ()
     max_file_bytes: int = DEFAULT_MAX_FILE_BYTES
     languages: dict[str, dict[str, list[str]]] = field(default_factory=dict)
+    # Whether test functions get embedding texts (docs/decisions/0024): off by default, they
+    # were 40 % of sympy's embedding time and the lexical index finds them.
+    embed_tests: bool = False
 
     def language(self, name: str) -> dict[str, list[str]]:
         return self.languages.get(name, {})
@@ -76,6 +79,9 @@ def load_settings(root: Path) -> ProjectSettings:
     max_bytes = data.get("max_file_bytes", DEFAULT_MAX_FILE_BYTES)
     if not isinstance(max_bytes, int) or max_bytes <= 0:
         raise UsageError(f"{path.name}: 'max_file_bytes' must be a positive integer")
+    embed_tests = data.get("embed_tests", False)
+    if not isinstance(embed_tests, bool):
+        raise UsageError(f"{path.name}: 'embed_tests' must be true or false")
     languages: dict[str, dict[str, list[str]]] = {}
     for name, section in (data.get("languages") or {}).items():
         if not isinstance(section, dict):
@@ -84,7 +90,7 @@ def load_settings(root: Path) -> ProjectSettings:
         if bad:
             raise UsageError(f"{path.name}: languages.{name}: unknown keys {sorted(bad)}")
         languages[str(name)] = {k: [str(x) for x in (v or [])] for k, v in section.items()}
-    return ProjectSettings(tuple(exclude), max_bytes, languages)
+    return ProjectSettings(tuple(exclude), max_bytes, languages, embed_tests)
 
 
 def read_check_section(path: Path) -> dict[str, Any] | None:

@@ -174,4 +174,9 @@ def _no_vector_reason(con: Any, meta: dict[str, str], ref: Any) -> str:
 
     if not meta.get("embed_model") or not has_embeddings(con):
         return "the index has no embeddings (bm25 provider or `znt scan --no-embed`)"
+    if ref.role == "test" and ref.type == "function":
+        return (
+            f"{ref.label} has no stored vector (test functions are not embedded unless "
+            "znt.yaml sets `embed_tests: true`)"
+        )
     return f"{ref.label} has no stored vector ({ref.type or 'its type'} symbols are not embedded)"

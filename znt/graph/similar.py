@@ -224,7 +224,9 @@ def parse_snippet(text: str, language: str, kinds: Sequence[str]) -> SnippetFact
     ]
     top_ids = {r[0] for r in top}
     texts = [
-        row[4] for row in embed_rows(path, spec.name, facts.symbols, source) if row[1] in top_ids
+        row[4]
+        for row in embed_rows(path, spec.name, facts.symbols, source, tests=True)
+        if row[1] in top_ids
     ]
     if not texts:  # bare statements: the same collapsed-source windows a function gets
         body = re.sub(r"\s+", " ", text).strip()

@@ -55,6 +55,7 @@ class ParseJob:
     language: str
     known_hash: str | None = None  # the hash in the index; equal content is not re-parsed
     sink: str = ""  # folder the rows are written to (see store.CsvSink); "" = nowhere
+    embed_tests: bool = False  # the project's ``embed_tests`` setting (embed/text.py)
 
 
 @dataclass
@@ -129,7 +130,7 @@ def _write_rows(
     docs, postings = document_rows(res.path, facts.symbols, source)
     sink.add("lex_docs", docs)
     sink.add_text("lex_postings", postings_csv(res.path, postings))
-    sink.add("embed_docs", embed_rows(res.path, lang, facts.symbols, source))
+    sink.add("embed_docs", embed_rows(res.path, lang, facts.symbols, source, job.embed_tests))
 
 
 def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None, bytes] | None:

@@ -494,6 +494,7 @@ class Scanner:
                 str(project.root / p),
                 found.files[p].language,
                 known[p][3] if p in known else None,
+                embed_tests=settings.embed_tests,
             )
             for p in sorted(changed)
         ]

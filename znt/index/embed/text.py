@@ -12,7 +12,11 @@ changes when unrelated code changes: no line numbers, no neighbours' bodies.
 * module: the path, its docstring and the names of its top-level symbols.
 
 Members (fields, constants), dependencies and resource-file keys are not embedded: their
-name is all they have, and the lexical index finds names. See docs/search.md.
+name is all they have, and the lexical index finds names. Test functions (role ``test``) are
+not embedded unless the project's ``znt.yaml`` sets ``embed_tests: true``: on sympy they
+were 40 % of the embedding time, and a question in words is asked of the code under test
+(docs/decisions/0024-test-functions-not-embedded.md); test modules and classes still are. See
+docs/search.md.
 """
 
 from __future__ import annotations
@@ -50,10 +54,14 @@ def _path_words(path: str) -> str:
 
 
 def embed_rows(
-    path: str, language: str, symbols: Sequence[Sequence[Any]], source: bytes
+    path: str,
+    language: str,
+    symbols: Sequence[Sequence[Any]],
+    source: bytes,
+    tests: bool = False,
 ) -> list[tuple[str, str, int, str, str]]:
     """``embed_docs`` rows (file, sym, part, text_hash, text) for one file's symbols (rows in
-    the order of store.TABLES["symbols"])."""
+    the order of store.TABLES["symbols"]); test functions only with ``tests``."""
     children: dict[str, list[str]] = defaultdict(list)
     for row in symbols:
         if row[6] is not None and row[4] != "dependency":
@@ -68,7 +76,11 @@ def embed_rows(
             texts = [
                 _join(f"module {words(qname or name)}", where, doc, names and f"defines {names}")
             ]
-        elif typ not in EMBEDDED_TYPES or language in RESOURCE_LANGUAGES:
+        elif (
+            typ not in EMBEDDED_TYPES
+            or language in RESOURCE_LANGUAGES
+            or (typ == "function" and row[13] == "test" and not tests)
+        ):
             continue
         elif typ == "declaration":
             names = ", ".join(children.get(sym_id, [])[:MAX_NAMES])
