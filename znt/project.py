@@ -43,6 +43,10 @@ class Project:
         return self.znt_dir / "manifest.json"
 
     @property
+    def walk_cache_path(self) -> Path:
+        return self.znt_dir / "walk.json"
+
+    @property
     def config_path(self) -> Path:
         return self.root / CONFIG_FILE
 

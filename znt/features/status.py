@@ -78,10 +78,13 @@ def freshness(
         ),
     }
     if check_files and man is not None:
-        from znt.index.walk import walk
+        from znt.index.walk import load_cache, walk
         from znt.settings import load_settings
 
-        found = walk(project.root, load_settings(project.root))
+        # The last scan's folder listings, read but never written here (status only reads).
+        found = walk(
+            project.root, load_settings(project.root), cache=load_cache(project.walk_cache_path)
+        )
         changed = sum(
             1
             for p, e in found.files.items()

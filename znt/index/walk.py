@@ -9,6 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -113,94 +114,356 @@ class _LanguageLevels(dict[str, "IgnoreLevel | None"]):
         return level
 
 
-def walk(root: Path, settings: ProjectSettings, language: str | None = None) -> WalkResult:
-    """All indexable files under ``root``, in a deterministic order."""
+# A folder's listing is reused when its stat says nothing was added, removed or renamed in
+# it since the walk that listed it (git's "untracked cache" rests on the same signal).
+# Records of folders changed this close to the walk that made them are not trusted.
+RACY_NS = 2_000_000_000
+CACHE_VERSION = 1
+_IGNORE_FILES = (".gitignore", ".zntignore")
+
+
+@dataclass
+class _Listing:
+    """What one folder's entries came to, apart from what a ``stat`` of a file tells: the
+    candidate files (name, language), the links to check, the folders to enter, and the
+    verdicts that need no stat (names not in UTF-8, ignored entries)."""
+
+    sig: list[int] | None  # the folder's (dev, ino, mtime_ns, ctime_ns); None: not trusted
+    ignores: dict[str, list[int] | None]  # its ignore files' signatures (None: not trusted)
+    files: list[tuple[str, str]] = field(default_factory=list)
+    links: list[str] = field(default_factory=list)
+    subdirs: list[str] = field(default_factory=list)
+    skipped: dict[str, str] = field(default_factory=dict)
+    problems: dict[str, str] = field(default_factory=dict)
+    ignored: dict[str, int] = field(default_factory=dict)
+
+
+@dataclass
+class WalkCache:
+    """The listings of the last walk, keyed by folder (``load_cache``, ``save_cache``).
+    ``changed`` says whether this walk listed any folder again (the cache is then worth
+    saving)."""
+
+    key: str
+    at_ns: int
+    dirs: dict[str, _Listing] = field(default_factory=dict)
+    changed: bool = True
+
+
+def cache_key(settings: ProjectSettings, language: str | None, root: Path) -> str:
+    """What every listing depends on besides the folders themselves: the walk's rules, the
+    project settings, the language filter and ``.git/info/exclude``."""
+    import hashlib
+    import json
+
+    h = hashlib.blake2b(digest_size=12)
+    h.update(json.dumps([CACHE_VERSION, DEFAULT_EXCLUDES, language], default=list).encode())
+    h.update(json.dumps(settings.__dict__, sort_keys=True, default=list).encode())
+    h.update(json.dumps(_file_sig(root / ".git" / "info" / "exclude")).encode())
+    return h.hexdigest()
+
+
+def walk(
+    root: Path,
+    settings: ProjectSettings,
+    language: str | None = None,
+    cache: WalkCache | None = None,
+) -> WalkResult:
+    """All indexable files under ``root``, in a deterministic order. With ``cache`` (the
+    listings of an earlier walk, see ``load_cache``), a folder whose stat is unchanged is not
+    listed again: only its files are stat'ed, for their size and mtime; ``cache`` is then
+    updated in place to this walk."""
     result = WalkResult()
+    started = time.time_ns()
+    key = cache_key(settings, language, root) if cache is not None else ""
+    old = cache.dirs if cache is not None and cache.key == key else {}
+    new: dict[str, _Listing] = {}
+    listed = 0
     lang_levels = _LanguageLevels(settings)
     max_bytes = settings.max_file_bytes
-    base_levels = _default_levels(settings)
-    info = root / ".git" / "info" / "exclude"
-    if info.is_file():
-        lvl = _read_ignore(info, "", ".git/info/exclude")
-        if lvl:
-            base_levels.append(lvl)
+    levels_memo: dict[str, list[IgnoreLevel]] = {}
 
-    stack: list[tuple[str, list[IgnoreLevel]]] = [("", base_levels)]
-    top = str(root)
-    while stack:
-        rel_dir, levels = stack.pop()
-        abs_dir = os.path.join(top, rel_dir) if rel_dir else top
-        try:
-            with os.scandir(abs_dir) as it:
-                entries = sorted(it, key=lambda e: e.name)
-        except OSError as exc:
-            result.problems[rel_dir or "."] = f"cannot read folder: {exc.strerror or exc}"
-            continue
-        names = {e.name for e in entries}
-        for ignore_name in (".gitignore", ".zntignore"):
-            if ignore_name in names:
+    def levels_of(rel_dir: str) -> list[IgnoreLevel]:
+        got = levels_memo.get(rel_dir)
+        if got is None:
+            if rel_dir:
+                parent = rel_dir.rsplit("/", 1)[0] if "/" in rel_dir else ""
+                got = list(levels_of(parent))
+            else:
+                got = _default_levels(settings)
+                info = root / ".git" / "info" / "exclude"
+                if info.is_file():
+                    lvl = _read_ignore(info, "", ".git/info/exclude")
+                    if lvl:
+                        got.append(lvl)
+            abs_dir = os.path.join(top, rel_dir) if rel_dir else top
+            for ignore_name in _IGNORE_FILES:
                 src = f"{rel_dir}/{ignore_name}" if rel_dir else ignore_name
                 lvl = _read_ignore(Path(abs_dir, ignore_name), rel_dir, src)
                 if lvl is not None:
-                    levels = [*levels, lvl]
-        subdirs: list[str] = []
-        for entry in entries:
-            name = entry.name
-            rel = f"{rel_dir}/{name}" if rel_dir else name
-            if not name.isascii() and not _utf8(name):
-                # Not representable as text in the index (or in JSON): skipped, reported
-                # with the bytes escaped; the rest of the tree is walked as usual.
-                shown = printable_name(rel)
-                if entry.is_dir(follow_symlinks=False):
-                    result.problems[shown] = "folder name is not valid UTF-8; not indexed"
-                elif language_for(
-                    name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")
-                ):
-                    result.skipped[shown] = "file name is not valid UTF-8"
+                    got.append(lvl)
+            levels_memo[rel_dir] = got
+        return got
+
+    # (folder, whether its listing must be made afresh: an ignore file above it changed)
+    stack: list[tuple[str, bool]] = [("", False)]
+    top = str(root)
+    while stack:
+        rel_dir, fresh = stack.pop()
+        abs_dir = os.path.join(top, rel_dir) if rel_dir else top
+        sig = _dir_sig(abs_dir)
+        if sig is None and rel_dir:
+            listed += 1  # gone, or no longer a folder, since its parent was listed
+            continue
+        listing = None if fresh else _reusable(old.get(rel_dir), sig, abs_dir)
+        if listing is not None and not _stat_files(abs_dir, rel_dir, listing, max_bytes, result):
+            listing = None  # a file of an unchanged folder vanished or changed kind
+        if listing is None:
+            listing = _list(
+                abs_dir, rel_dir, sig, levels_of(rel_dir), lang_levels, language, result
+            )
+            listed += 1
+            if listing is None:
                 continue
-            try:
-                is_link = entry.is_symlink()
-                if is_link:
-                    _check_symlink(entry.path, rel, result)
-                    continue
-                is_dir = entry.is_dir(follow_symlinks=False)
-            except OSError as exc:
-                result.problems[rel] = f"cannot stat: {exc.strerror or exc}"
-                continue
-            if is_dir:
-                if name in ALWAYS_SKIPPED:
-                    continue
-                rule = first_verdict(levels, rel, True)
-                if rule is not None and not rule.negated:
-                    result.ignored[rule.source] += 1
-                    continue
-                subdirs.append(rel)
-                continue
-            spec = language_for_name(name)
-            if spec is None or (language is not None and spec.name != language):
-                continue
-            rule = first_verdict(levels, rel, False)
-            if rule is not None and not rule.negated:
-                result.ignored[rule.source] += 1
-                continue
-            lang_rule = _language_excluded(lang_levels, spec, rel)
-            if lang_rule:
-                result.ignored[lang_rule] += 1
-                continue
-            try:
-                st = entry.stat(follow_symlinks=False)
-            except OSError as exc:
-                result.problems[rel] = f"cannot stat: {exc.strerror or exc}"
-                continue
-            if not stat.S_ISREG(st.st_mode):
-                continue
-            if st.st_size > max_bytes:
-                result.skipped[rel] = f"larger than {max_bytes} bytes ({st.st_size})"
-                continue
-            result.files[rel] = FileEntry(rel, st.st_size, st.st_mtime_ns, spec.name)
-        for sub in reversed(subdirs):
-            stack.append((sub, levels))
+            _stat_files(abs_dir, rel_dir, listing, max_bytes, result, reused=False)
+            # A changed ignore file changes the verdicts of everything below it.
+            prev = old.get(rel_dir)
+            fresh = fresh or prev is None or prev.ignores != listing.ignores
+        new[rel_dir] = listing
+        for sub in reversed(listing.subdirs):
+            stack.append((f"{rel_dir}/{sub}" if rel_dir else sub, fresh))
+    if cache is not None:
+        for listing in new.values():
+            _distrust_racy(listing, started)
+        cache.key, cache.at_ns, cache.dirs = key, started, new
+        cache.changed = listed > 0 or len(new) != len(old)
     return result
+
+
+def _file_sig(path: Path | str) -> list[int] | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    return [st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _dir_sig(path: str) -> list[int] | None:
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return None
+    if not stat.S_ISDIR(st.st_mode):
+        return None
+    return [st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns]
+
+
+def _reusable(listing: _Listing | None, sig: list[int] | None, abs_dir: str) -> _Listing | None:
+    """``listing`` when the folder (``sig``) and its ignore files are as they were when it
+    was made."""
+    if listing is None or listing.sig is None or sig != listing.sig:
+        return None
+    for name in _IGNORE_FILES:
+        if _file_sig(os.path.join(abs_dir, name)) != listing.ignores.get(name):
+            return None
+    return listing
+
+
+def _distrust_racy(listing: _Listing, started_ns: int) -> None:
+    # A folder or ignore file changed within the clock's resolution of this walk may change
+    # again without a new mtime: its listing is made afresh next time.
+    if listing.sig is not None and listing.sig[2] >= started_ns - RACY_NS:
+        listing.sig = None
+    for name, sig in listing.ignores.items():
+        if sig is not None and sig[3] >= started_ns - RACY_NS:
+            listing.ignores[name] = None
+            listing.sig = None
+
+
+def _list(
+    abs_dir: str,
+    rel_dir: str,
+    sig: list[int] | None,
+    levels: list[IgnoreLevel],
+    lang_levels: _LanguageLevels,
+    language: str | None,
+    result: WalkResult,
+) -> _Listing | None:
+    """One folder's entries judged by the ignore rules; problems go straight to ``result``.
+    ``sig`` is the folder's stat taken before it is read, so a change made while it is read
+    shows next time."""
+    try:
+        with os.scandir(abs_dir) as it:
+            entries = sorted(it, key=lambda e: e.name)
+    except OSError as exc:
+        result.problems[rel_dir or "."] = f"cannot read folder: {exc.strerror or exc}"
+        return None
+    names = {e.name for e in entries}
+    ignores = {
+        n: _file_sig(os.path.join(abs_dir, n)) if n in names else None for n in _IGNORE_FILES
+    }
+    listing = _Listing(sig, ignores)
+    ignored: Counter[str] = Counter()
+    for entry in entries:
+        name = entry.name
+        rel = f"{rel_dir}/{name}" if rel_dir else name
+        if not name.isascii() and not _utf8(name):
+            # Not representable as text in the index (or in JSON): skipped, reported
+            # with the bytes escaped; the rest of the tree is walked as usual.
+            shown = printable_name(rel)
+            if entry.is_dir(follow_symlinks=False):
+                listing.problems[shown] = "folder name is not valid UTF-8; not indexed"
+            elif language_for(name.encode("utf-8", "surrogateescape").decode("utf-8", "replace")):
+                listing.skipped[shown] = "file name is not valid UTF-8"
+            continue
+        try:
+            if entry.is_symlink():
+                listing.links.append(name)
+                continue
+            is_dir = entry.is_dir(follow_symlinks=False)
+        except OSError as exc:
+            result.problems[rel] = f"cannot stat: {exc.strerror or exc}"
+            listing.sig = None
+            continue
+        if is_dir:
+            if name in ALWAYS_SKIPPED:
+                continue
+            rule = first_verdict(levels, rel, True)
+            if rule is not None and not rule.negated:
+                ignored[rule.source] += 1
+                continue
+            listing.subdirs.append(name)
+            continue
+        spec = language_for_name(name)
+        if spec is None or (language is not None and spec.name != language):
+            continue
+        rule = first_verdict(levels, rel, False)
+        if rule is not None and not rule.negated:
+            ignored[rule.source] += 1
+            continue
+        lang_rule = _language_excluded(lang_levels, spec, rel)
+        if lang_rule:
+            ignored[lang_rule] += 1
+            continue
+        listing.files.append((name, spec.name))
+    listing.ignored = dict(ignored)
+    return listing
+
+
+def _stat_files(
+    abs_dir: str,
+    rel_dir: str,
+    listing: _Listing,
+    max_bytes: int,
+    result: WalkResult,
+    reused: bool = True,
+) -> bool:
+    """Add the listing's files (with their size and mtime) and verdicts to ``result``. For
+    a ``reused`` listing, False, adding nothing, when a file is gone or no longer a regular
+    file (the listing is out of date); a listing just made skips such a file."""
+    found: list[FileEntry] = []
+    skipped: dict[str, str] = {}
+    problems: dict[str, str] = {}
+    for name, lang in listing.files:
+        rel = f"{rel_dir}/{name}" if rel_dir else name
+        try:
+            st = os.stat(os.path.join(abs_dir, name), follow_symlinks=False)
+        except FileNotFoundError:
+            if reused:
+                return False
+            continue
+        except OSError as exc:
+            problems[rel] = f"cannot stat: {exc.strerror or exc}"
+            continue
+        if not stat.S_ISREG(st.st_mode):
+            if reused:
+                return False
+            continue
+        if st.st_size > max_bytes:
+            skipped[rel] = f"larger than {max_bytes} bytes ({st.st_size})"
+            continue
+        found.append(FileEntry(rel, st.st_size, st.st_mtime_ns, lang))
+    for entry in found:
+        result.files[entry.path] = entry
+    result.skipped.update(listing.skipped)
+    result.skipped.update(skipped)
+    result.problems.update(listing.problems)
+    result.problems.update(problems)
+    result.ignored.update(listing.ignored)
+    for name in listing.links:
+        rel = f"{rel_dir}/{name}" if rel_dir else name
+        _check_symlink(os.path.join(abs_dir, name), rel, result)
+    return True
+
+
+def load_cache(path: Path) -> WalkCache | None:
+    """The walk cache saved at ``path``, or None when there is none or it is unreadable.
+
+    A repository may ship this file: a listing is reused only when the folder's device,
+    inode, mtime and ctime are the ones recorded (which a clone does not reproduce), and
+    names are checked to be plain entries of their folder."""
+    import json
+
+    from znt.fsguard import read_regular
+
+    try:
+        data = json.loads(read_regular(path, 256 << 20))
+        if not isinstance(data, dict) or data.get("version") != CACHE_VERSION:
+            return None
+        dirs: dict[str, _Listing] = {}
+        for rel, raw in data["dirs"].items():
+            sig, ignores, files, links, subdirs, skipped, problems, ignored = raw
+            if not all(_plain(n) for n, _lang in files) or not all(map(_plain, links)):
+                return None
+            if not all(map(_plain, subdirs)):
+                return None
+            dirs[str(rel)] = _Listing(
+                [int(x) for x in sig] if sig is not None else None,
+                {
+                    str(k): [int(x) for x in v] if v is not None else None
+                    for k, v in ignores.items()
+                },
+                [(str(n), str(lang)) for n, lang in files],
+                [str(n) for n in links],
+                [str(n) for n in subdirs],
+                {str(k): str(v) for k, v in skipped.items()},
+                {str(k): str(v) for k, v in problems.items()},
+                {str(k): int(v) for k, v in ignored.items()},
+            )
+        return WalkCache(str(data["key"]), int(data["at_ns"]), dirs, changed=False)
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+
+
+def save_cache(path: Path, cache: WalkCache) -> None:
+    import json
+
+    from znt.fsguard import write_private
+
+    dirs = {
+        rel: [
+            d.sig,
+            d.ignores,
+            d.files,
+            d.links,
+            d.subdirs,
+            d.skipped,
+            d.problems,
+            d.ignored,
+        ]
+        for rel, d in cache.dirs.items()
+    }
+    doc = {"version": CACHE_VERSION, "key": cache.key, "at_ns": cache.at_ns, "dirs": dirs}
+    write_private(path.parent, path.name, json.dumps(doc, separators=(",", ":")).encode())
+
+
+def _plain(name: object) -> bool:
+    return (
+        isinstance(name, str)
+        and name not in ("", ".", "..")
+        and "/" not in name
+        and "\0" not in name
+    )
 
 
 def _utf8(name: str) -> bool:

@@ -29,11 +29,14 @@ import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from znt.errors import Busy
 from znt.index.progress import pid_alive as _alive
 from znt.project import Project
+
+if TYPE_CHECKING:
+    from znt.index.walk import WalkCache
 
 STATE_FILE = "watch.json"
 PARENT_ENV = "ZNT_WATCH_PARENT_PID"
@@ -75,12 +78,13 @@ def _write_state(project: Project, data: dict[str, Any]) -> None:
     write_private(path.parent, path.name, json.dumps(data).encode("utf-8"))
 
 
-def snapshot(project: Project) -> Snapshot:
-    """(size, mtime_ns) of every file the scan would index (same walk, same ignore rules)."""
+def snapshot(project: Project, cache: WalkCache | None = None) -> Snapshot:
+    """(size, mtime_ns) of every file the scan would index (same walk, same ignore rules);
+    ``cache`` keeps the folder listings from one poll to the next (index/walk.py)."""
     from znt.index.walk import walk
     from znt.settings import load_settings
 
-    found = walk(project.root, load_settings(project.root))
+    found = walk(project.root, load_settings(project.root), cache=cache)
     return {p: (e.size, e.mtime_ns) for p, e in found.files.items()}
 
 
@@ -108,6 +112,9 @@ class Watcher:
         self.parent_pid = parent_pid if parent_pid is not None else _parent_from_env()
         self._state: dict[str, Any] = {}
         self._beat = 0.0
+        from znt.index.walk import WalkCache
+
+        self._walk_cache = WalkCache("", 0)
 
     def _heartbeat(self, force: bool = False) -> None:
         now = time.time()
@@ -169,19 +176,19 @@ class Watcher:
         }
         try:
             self._heartbeat(force=True)
-            base = snapshot(self.project)
+            base = snapshot(self.project, self._walk_cache)
             self._run_scan()  # catch up with whatever changed while nobody watched
             while not self._orphaned():
                 time.sleep(self.interval)
                 self._heartbeat()
-                current = snapshot(self.project)
+                current = snapshot(self.project, self._walk_cache)
                 if current == base:
                     continue
                 self._state["last_change_at"] = round(time.time(), 3)
                 self._heartbeat(force=True)
                 while True:  # debounce: wait until two walks agree
                     time.sleep(self.quiet)
-                    settled = snapshot(self.project)
+                    settled = snapshot(self.project, self._walk_cache)
                     if settled == current:
                         break
                     current = settled

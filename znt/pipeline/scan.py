@@ -40,7 +40,7 @@ from znt.index.languages import LANG_DIR, language_names, parse_error_message
 from znt.index.log import ScanLog
 from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
 from znt.index.progress import ProgressFile
-from znt.index.walk import WalkResult, walk
+from znt.index.walk import WalkCache, WalkResult, load_cache, save_cache, walk
 from znt.project import Project
 from znt.settings import ProjectSettings, load_settings
 
@@ -427,6 +427,20 @@ class Scanner:
         tracker.finish(result.scan_id)
         return result
 
+    def _walk(self, settings: ProjectSettings) -> WalkResult:
+        """The walk, reusing the listings of folders unchanged since the last scan's walk
+        (``walk.json``; not with ``--restart``), which it then records."""
+        path = self.project.walk_cache_path
+        cache = (None if self.restart else load_cache(path)) or WalkCache("", 0)
+        found = walk(self.project.root, settings, self.language, cache)
+        if cache.changed:
+            try:
+                self.project.ensure_dir()
+                save_cache(path, cache)
+            except OSError:
+                pass  # a cache: the next walk lists every folder again
+        return found
+
     def _run_locked(self) -> ScanResult:
         started = time.time()
         t0 = time.monotonic()
@@ -435,7 +449,7 @@ class Scanner:
         settings = load_settings(project.root)
         fp = fingerprint(settings)
         self.progress("ast", 0, 0)
-        found = walk(project.root, settings, self.language)
+        found = self._walk(settings)
         self._phase("walk")
         _debug_pause("walked", project)
 
