@@ -216,11 +216,11 @@ def test_a_forged_or_damaged_cache_is_not_used(
     assert load_cache(path) is not None
 
     doc = json.loads(path.read_text())
-    doc["dirs"]["a"][4] = [".."]  # a "subfolder" that leaves the tree
+    doc["dirs"]["a"][5] = ".."  # a "subfolder" that leaves the tree
     path.write_text(json.dumps(doc))
     assert load_cache(path) is None
-    doc["dirs"]["a"][4] = []
-    doc["dirs"]["a"][2] = [["../secret.py", "python"]]
+    doc["dirs"]["a"][5] = ""
+    doc["dirs"]["a"][2:4] = ["../secret.py", "python"]  # a file outside it
     path.write_text(json.dumps(doc))
     assert load_cache(path) is None
     path.write_text("{not json")
@@ -230,18 +230,7 @@ def test_a_forged_or_damaged_cache_is_not_used(
     # are listed afresh: the forged file list is never believed.
     doc = json.loads(json.dumps({"version": walk_mod.CACHE_VERSION, "key": cache.key}))
     doc["at_ns"] = 0
-    doc["dirs"] = {
-        "": [
-            [1, 2, 3, 4],
-            {".gitignore": None, ".zntignore": None},
-            [["ghost.py", "python"]],
-            [],
-            ["a"],
-            {},
-            {},
-            {},
-        ],
-    }
+    doc["dirs"] = {"": [[1, 2, 3, 4], {}, "ghost.py", "python", "", "a", {}, {}, {}]}
     path.write_text(json.dumps(doc))
     forged = load_cache(path)
     assert forged is not None

@@ -118,8 +118,9 @@ class _LanguageLevels(dict[str, "IgnoreLevel | None"]):
 # it since the walk that listed it (git's "untracked cache" rests on the same signal).
 # Records of folders changed this close to the walk that made them are not trusted.
 RACY_NS = 2_000_000_000
-CACHE_VERSION = 1
+CACHE_VERSION = 2
 _IGNORE_FILES = (".gitignore", ".zntignore")
+IGNORE_SET = frozenset(_IGNORE_FILES)
 
 
 @dataclass
@@ -129,8 +130,10 @@ class _Listing:
     verdicts that need no stat (names not in UTF-8, ignored entries)."""
 
     sig: list[int] | None  # the folder's (dev, ino, mtime_ns, ctime_ns); None: not trusted
-    ignores: dict[str, list[int] | None]  # its ignore files' signatures (None: not trusted)
-    files: list[tuple[str, str]] = field(default_factory=list)
+    # Its ignore files' signatures (absent: no such file; None: present, not trusted).
+    ignores: dict[str, list[int] | None]
+    names: list[str] = field(default_factory=list)  # the candidate files
+    langs: list[str] = field(default_factory=list)  # and their languages
     links: list[str] = field(default_factory=list)
     subdirs: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
@@ -260,11 +263,12 @@ def _dir_sig(path: str) -> list[int] | None:
 
 def _reusable(listing: _Listing | None, sig: list[int] | None, abs_dir: str) -> _Listing | None:
     """``listing`` when the folder (``sig``) and its ignore files are as they were when it
-    was made."""
+    was made. An unchanged folder has the same entries, so only the ignore files it had are
+    stat'ed again (for an edit in place)."""
     if listing is None or listing.sig is None or sig != listing.sig:
         return None
-    for name in _IGNORE_FILES:
-        if _file_sig(os.path.join(abs_dir, name)) != listing.ignores.get(name):
+    for name, recorded in listing.ignores.items():
+        if recorded is None or _file_sig(f"{abs_dir}/{name}") != recorded:
             return None
     return listing
 
@@ -299,9 +303,7 @@ def _list(
         result.problems[rel_dir or "."] = f"cannot read folder: {exc.strerror or exc}"
         return None
     names = {e.name for e in entries}
-    ignores = {
-        n: _file_sig(os.path.join(abs_dir, n)) if n in names else None for n in _IGNORE_FILES
-    }
+    ignores = {n: _file_sig(f"{abs_dir}/{n}") for n in _IGNORE_FILES if n in names}
     listing = _Listing(sig, ignores)
     ignored: Counter[str] = Counter()
     for entry in entries:
@@ -345,7 +347,8 @@ def _list(
         if lang_rule:
             ignored[lang_rule] += 1
             continue
-        listing.files.append((name, spec.name))
+        listing.names.append(name)
+        listing.langs.append(spec.name)
     listing.ignored = dict(ignored)
     return listing
 
@@ -361,38 +364,45 @@ def _stat_files(
     """Add the listing's files (with their size and mtime) and verdicts to ``result``. For
     a ``reused`` listing, False, adding nothing, when a file is gone or no longer a regular
     file (the listing is out of date); a listing just made skips such a file."""
+    # The hot loop of a rescan: one lstat per known file, nothing else per file.
     found: list[FileEntry] = []
     skipped: dict[str, str] = {}
     problems: dict[str, str] = {}
-    for name, lang in listing.files:
-        rel = f"{rel_dir}/{name}" if rel_dir else name
+    prefix = f"{rel_dir}/" if rel_dir else ""
+    lstat, is_reg = os.lstat, stat.S_ISREG
+    for name, lang in zip(listing.names, listing.langs, strict=True):
         try:
-            st = os.stat(os.path.join(abs_dir, name), follow_symlinks=False)
+            st = lstat(f"{abs_dir}/{name}")
         except FileNotFoundError:
             if reused:
                 return False
             continue
         except OSError as exc:
-            problems[rel] = f"cannot stat: {exc.strerror or exc}"
+            problems[prefix + name] = f"cannot stat: {exc.strerror or exc}"
             continue
-        if not stat.S_ISREG(st.st_mode):
+        if not is_reg(st.st_mode):
             if reused:
                 return False
             continue
         if st.st_size > max_bytes:
-            skipped[rel] = f"larger than {max_bytes} bytes ({st.st_size})"
+            skipped[prefix + name] = f"larger than {max_bytes} bytes ({st.st_size})"
             continue
-        found.append(FileEntry(rel, st.st_size, st.st_mtime_ns, lang))
+        found.append(FileEntry(prefix + name, st.st_size, st.st_mtime_ns, lang))
+    files = result.files
     for entry in found:
-        result.files[entry.path] = entry
-    result.skipped.update(listing.skipped)
-    result.skipped.update(skipped)
-    result.problems.update(listing.problems)
-    result.problems.update(problems)
-    result.ignored.update(listing.ignored)
+        files[entry.path] = entry
+    for verdicts, into in (
+        (listing.skipped, result.skipped),
+        (skipped, result.skipped),
+        (listing.problems, result.problems),
+        (problems, result.problems),
+    ):
+        if verdicts:
+            into.update(verdicts)
+    if listing.ignored:
+        result.ignored.update(listing.ignored)
     for name in listing.links:
-        rel = f"{rel_dir}/{name}" if rel_dir else name
-        _check_symlink(os.path.join(abs_dir, name), rel, result)
+        _check_symlink(f"{abs_dir}/{name}", prefix + name, result)
     return True
 
 
@@ -401,7 +411,7 @@ def load_cache(path: Path) -> WalkCache | None:
 
     A repository may ship this file: a listing is reused only when the folder's device,
     inode, mtime and ctime are the ones recorded (which a clone does not reproduce), and
-    names are checked to be plain entries of their folder."""
+    every name must be a plain entry of its folder."""
     import json
 
     from znt.fsguard import read_regular
@@ -412,27 +422,42 @@ def load_cache(path: Path) -> WalkCache | None:
             return None
         dirs: dict[str, _Listing] = {}
         for rel, raw in data["dirs"].items():
-            sig, ignores, files, links, subdirs, skipped, problems, ignored = raw
-            if not all(_plain(n) for n, _lang in files) or not all(map(_plain, links)):
+            sig, ignores, names, langs, links, subdirs, skipped, problems, ignored = raw
+            # Names are stored joined by "/", which no name can hold.
+            files, kinds, linked, folders = map(_names, (names, langs, links, subdirs))
+            if files is None or kinds is None or linked is None or folders is None:
                 return None
-            if not all(map(_plain, subdirs)):
+            if len(files) != len(kinds) or type(ignores) is not dict:
                 return None
-            dirs[str(rel)] = _Listing(
-                [int(x) for x in sig] if sig is not None else None,
-                {
-                    str(k): [int(x) for x in v] if v is not None else None
-                    for k, v in ignores.items()
-                },
-                [(str(n), str(lang)) for n, lang in files],
-                [str(n) for n in links],
-                [str(n) for n in subdirs],
-                {str(k): str(v) for k, v in skipped.items()},
-                {str(k): str(v) for k, v in problems.items()},
-                {str(k): int(v) for k, v in ignored.items()},
+            if (ignores and not set(ignores) <= IGNORE_SET) or not (
+                sig is None or type(sig) is list
+            ):
+                return None
+            if type(skipped) is not dict or type(problems) is not dict or type(ignored) is not dict:
+                return None
+            dirs[rel] = _Listing(
+                sig, ignores, files, kinds, linked, folders, skipped, problems, ignored
             )
         return WalkCache(str(data["key"]), int(data["at_ns"]), dirs, changed=False)
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
+
+
+def _names(joined: object) -> list[str] | None:
+    """Names stored joined by "/" (which no name can hold), each checked to be a plain
+    entry of its folder; None when one is not."""
+    if type(joined) is not str or "\0" in joined:
+        return None
+    if not joined:
+        return []
+    names = joined.split("/")
+    # An empty name shows as "//" or an edge "/"; "." and ".." only where a name starts
+    # with a dot, which few do.
+    if "//" in joined or joined[0] == "/" or joined[-1] == "/":
+        return None
+    if ("/." in joined or joined[0] == ".") and ("." in names or ".." in names):
+        return None
+    return names
 
 
 def save_cache(path: Path, cache: WalkCache) -> None:
@@ -444,9 +469,10 @@ def save_cache(path: Path, cache: WalkCache) -> None:
         rel: [
             d.sig,
             d.ignores,
-            d.files,
-            d.links,
-            d.subdirs,
+            "/".join(d.names),
+            "/".join(d.langs),
+            "/".join(d.links),
+            "/".join(d.subdirs),
             d.skipped,
             d.problems,
             d.ignored,
@@ -455,15 +481,6 @@ def save_cache(path: Path, cache: WalkCache) -> None:
     }
     doc = {"version": CACHE_VERSION, "key": cache.key, "at_ns": cache.at_ns, "dirs": dirs}
     write_private(path.parent, path.name, json.dumps(doc, separators=(",", ":")).encode())
-
-
-def _plain(name: object) -> bool:
-    return (
-        isinstance(name, str)
-        and name not in ("", ".", "..")
-        and "/" not in name
-        and "\0" not in name
-    )
 
 
 def _utf8(name: str) -> bool:
