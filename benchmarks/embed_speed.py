@@ -35,6 +35,11 @@ from typing import Any
 
 import numpy as np
 
+try:
+    from benchmarks.machine import cpu_summary
+except ImportError:  # pragma: no cover - run as a script: its own folder is on sys.path
+    from machine import cpu_summary  # type: ignore[no-redef]
+
 DEFAULT_MODEL = "sentence-transformers/all-MiniLM-L6-v2"
 TITLE = "# Local embeddings: ONNX runtime vs sentence-transformers"
 EXPLAIN = """\
@@ -201,8 +206,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             else "the corpus"
         )
         + ", medians",
-        f"- machine: {len(os.sched_getaffinity(0))} CPUs, load average at the end {load}; "
-        f"Python {platform.python_version()}",
+        f"- machine: {len(os.sched_getaffinity(0))} CPUs ({cpu_summary()}), load average at "
+        f"the end {load}; Python {platform.python_version()}",
         "- sentence-transformers: `encode(batch_size=64, normalize_embeddings=True)`; znt: "
         "`LocalEmbedder(model, variant=...).embed(corpus)` (onnxruntime, length-sorted batches)",
     ]

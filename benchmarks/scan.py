@@ -35,6 +35,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+try:
+    from benchmarks.machine import cpu_summary
+except ImportError:  # pragma: no cover - run as a script: its own folder is on sys.path
+    from machine import cpu_summary  # type: ignore[no-redef]
+
 # Line comments for the one-file edit, by znt language name.
 LINE_COMMENT = {
     "python": "#",
@@ -488,7 +493,7 @@ def report(
         f"- cold scan result: {cold_json.get('symbols', '?')} symbols, "
         f"{cold_json.get('edges', '?')} edges, {cold_json.get('warnings', '?')} warnings",
         f"- edited files: {edited} (one {comments} comment line appended, then restored)",
-        f"- machine: {cpus} CPUs ({affinity} usable), load average at start "
+        f"- machine: {cpus} CPUs ({affinity} usable; {cpu_summary()}), load average at start "
         f"{load[0]:.2f} {load[1]:.2f} {load[2]:.2f}, at end "
         + " ".join(f"{x:.2f}" for x in os.getloadavg())
         + f"; Python {platform.python_version()}; ZNT_WORKERS {workers}",
