@@ -257,3 +257,34 @@ def test_scan_keeps_the_cache_and_status_only_reads_it(tmp_path: Path) -> None:
     doc = api.scan(str(root), no_embed=True)
     assert doc["mode"] == "noop" and doc["files_unchanged"] == 2
     assert load_cache(cache_file) is not None
+
+
+def test_another_version_or_language_table_lists_every_folder_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A listing records which names were files of a known language: an upgrade that adds a
+    language (or changes an extension or exclude) must not reuse it."""
+    import znt
+    from znt.index import languages
+
+    monkeypatch.setattr(walk_mod, "RACY_NS", 0)
+    root = tmp_path / "tree"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "x.py").write_text("v = 0\n")
+    spy = Spy(monkeypatch)
+    cache = WalkCache("", 0)
+    walk(root, SETTINGS, cache=cache)
+    spy.take()
+    walk(root, SETTINGS, cache=cache)
+    assert spy.take() == []
+
+    monkeypatch.setattr(znt, "__version__", "99.0.0")
+    walk(root, SETTINGS, cache=cache)
+    assert sorted(spy.take()) == ["", "a"]
+    walk(root, SETTINGS, cache=cache)
+    assert spy.take() == []
+
+    fewer = tuple(s for s in languages.all_languages() if s.name != "ruby")
+    monkeypatch.setattr(languages, "all_languages", lambda: fewer)
+    walk(root, SETTINGS, cache=cache)
+    assert sorted(spy.take()) == ["", "a"]

@@ -154,13 +154,19 @@ class WalkCache:
 
 
 def cache_key(settings: ProjectSettings, language: str | None, root: Path) -> str:
-    """What every listing depends on besides the folders themselves: the walk's rules, the
-    project settings, the language filter and ``.git/info/exclude``."""
+    """What every listing depends on besides the folders themselves: the walk's rules and
+    znt's version, the languages' file names, extensions and excludes (a language added by
+    an upgrade must be found in unchanged folders too), the project settings, the language
+    filter and ``.git/info/exclude``."""
     import hashlib
     import json
 
+    from znt import __version__
+    from znt.index.languages import all_languages
+
+    langs = [(s.name, s.extensions, s.filenames, s.exclude) for s in all_languages()]
     h = hashlib.blake2b(digest_size=12)
-    h.update(json.dumps([CACHE_VERSION, DEFAULT_EXCLUDES, language], default=list).encode())
+    h.update(json.dumps([CACHE_VERSION, __version__, DEFAULT_EXCLUDES, langs, language]).encode())
     h.update(json.dumps(settings.__dict__, sort_keys=True, default=list).encode())
     h.update(json.dumps(_file_sig(root / ".git" / "info" / "exclude")).encode())
     return h.hexdigest()
