@@ -52,6 +52,14 @@ class Spy:
         return out
 
 
+def one_file_tree(tmp_path: Path) -> Path:
+    """``tree/a/x.py``: one folder below the root, one file in it."""
+    root = tmp_path / "tree"
+    (root / "a").mkdir(parents=True)
+    (root / "a" / "x.py").write_text("v = 0\n")
+    return root
+
+
 def folders(root: Path) -> list[Path]:
     return [root, *sorted(p for p in root.rglob("*") if p.is_dir() and not p.is_symlink())]
 
@@ -182,9 +190,7 @@ def test_folders_changed_just_before_the_walk_are_listed_again(
 ) -> None:
     """A folder modified within ``RACY_NS`` of the walk that listed it may change again
     without a new mtime: its record is not trusted."""
-    root = tmp_path / "tree"
-    (root / "a").mkdir(parents=True)
-    (root / "a" / "x.py").write_text("v = 0\n")
+    root = one_file_tree(tmp_path)
     spy = Spy(monkeypatch)
     cache = WalkCache("", 0)
     walk(root, SETTINGS, cache=cache)
@@ -205,9 +211,7 @@ def test_a_forged_or_damaged_cache_is_not_used(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(walk_mod, "RACY_NS", 0)
-    root = tmp_path / "tree"
-    (root / "a").mkdir(parents=True)
-    (root / "a" / "x.py").write_text("v = 0\n")
+    root = one_file_tree(tmp_path)
     (tmp_path / "secret.py").write_text("token = 1\n")
     cache = WalkCache("", 0)
     walk(root, SETTINGS, cache=cache)
@@ -268,9 +272,7 @@ def test_another_version_or_language_table_lists_every_folder_again(
     from znt.index import languages
 
     monkeypatch.setattr(walk_mod, "RACY_NS", 0)
-    root = tmp_path / "tree"
-    (root / "a").mkdir(parents=True)
-    (root / "a" / "x.py").write_text("v = 0\n")
+    root = one_file_tree(tmp_path)
     spy = Spy(monkeypatch)
     cache = WalkCache("", 0)
     walk(root, SETTINGS, cache=cache)
