@@ -29,7 +29,8 @@ if TYPE_CHECKING:
 
 # Reference kinds other files' edges read: bases (in order), returned functions, exported
 # and declared names, stub methods, decorators, the wrappers decorators return and the
-# objects a JavaScript function mixes into what it returns.
+# objects a JavaScript function mixes into what it returns, and a JavaScript function's
+# other names.
 REF_KINDS = (
     "inherits",
     "implements",
@@ -40,6 +41,7 @@ REF_KINDS = (
     "decorated",
     "wraps",
     "mixes",
+    "aliases",
 )
 
 

@@ -37,6 +37,11 @@ Resolution rules and their confidence (docs/languages.md, "Call resolution"):
   few files deep; a name two ``export *`` give is bound to neither.
 * ``ambiguous`` - one of several values a name is bound to (0.5): every candidate is kept,
   none is guessed.
+* ``receiver_name`` - (JavaScript, ``LanguageSpec.receiver_names``) a call on an untyped
+  local whose name is the name of exactly one module-level object of the project that has
+  member functions (``res.send()`` on a callback's ``res``, where ``lib/response.js`` says
+  ``var res = ...; res.send = function``): that object's member (0.4). A reading of a
+  naming convention, not of a type: kept below ``check``'s default confidence.
 * ``unresolved`` / ``local`` - anything else: an external node with the name as written,
   confidence 0. Never bound to a project symbol that merely shares the name.
 
@@ -90,6 +95,7 @@ CONFIDENCE = {
     "method_set": 0.9,
     "ambiguous": 0.5,
     "override": 0.5,
+    "receiver_name": 0.4,
     "wrapper": 0.9,
     "wrapped": 0.9,
     "unresolved": 0.0,
@@ -282,7 +288,7 @@ def _set_scope(
 ) -> None:
     """``scope``: the files whose outgoing edges are recomputed; the ``quiet`` files (see
     ``rebuild_edges``), whose keys are held out of ``changed_keys``, are in it alone."""
-    _grow_from_changes(con, changed)
+    _grow_from_changes(con, changed, quiet)
     if quiet:
         con.execute(
             "INSERT INTO scope SELECT unnest(?::VARCHAR[]) AS path EXCEPT SELECT path FROM scope",
@@ -290,7 +296,9 @@ def _set_scope(
         )
 
 
-def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None) -> None:
+def _grow_from_changes(
+    con: duckdb.DuckDBPyConnection, changed: Sequence[str] | None, quiet: Sequence[str] = ()
+) -> None:
     if changed is None:
         con.execute("CREATE OR REPLACE TEMP TABLE scope AS SELECT path FROM files")
         return
@@ -340,6 +348,7 @@ def _grow_from_changes(con: duckdb.DuckDBPyConnection, changed: Sequence[str] | 
     )
     _reexport_scope(con)
     _include_scope(con, changed_languages)
+    _receiver_name_scope(con, changed_languages, quiet)
     flow = [name for name in _flow_languages() if name in changed_languages]
     if flow:
         # A call's target may be found in the bases of a class from another file (``self``
@@ -406,6 +415,7 @@ def remember_changed(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> No
         """
     )
     _remember_include_names(con)
+    _remember_object_names(con, paths)
 
 
 def rebuild_edges(
@@ -721,6 +731,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     classes = _OneHierarchy(con)
     _member_targets(con, classes)
     _mixed_member_targets(con)
+    _receiver_name_targets(con)
 
     # Everything else leaves the project: through an external import, or unresolved.
     con.execute(
@@ -1197,6 +1208,128 @@ def _mixed_member_targets(con: duckdb.DuckDBPyConnection) -> None:
     )
     con.execute("INSERT INTO ref_targets SELECT * FROM mixed_targets")
     _target_edges(con, "mixed_targets")
+
+
+@cache
+def _receiver_name_languages() -> tuple[str, ...]:
+    """Languages whose untyped locals may be read by their names
+    (``LanguageSpec.receiver_names``: JavaScript)."""
+    from znt.index.languages import all_languages
+
+    return tuple(sorted(s.name for s in all_languages() if s.receiver_names))
+
+
+def _in_list(names: Iterable[str]) -> str:
+    return ", ".join(f"'{name}'" for name in names)
+
+
+# The module-level objects of the project that have member functions, by name: a variable
+# ``res`` and the functions ``res.x`` of the same file (``var res = Object.create(...);
+# res.send = function send() {}``), also under their aliases (``res.set = res.header =
+# function``: ``aliases`` rows). ``{languages}``: the receiver-name languages.
+_NAMED_OBJECTS = """
+WITH members AS (
+    SELECT id, file, qualified_name, name FROM symbols
+    WHERE language IN ({languages}) AND type = 'function'
+    UNION ALL
+    SELECT target, file, expr, regexp_extract(expr, '[^.]*$') FROM refs WHERE kind = 'aliases'
+)
+SELECT m.id, m.file, m.qualified_name, o.qualified_name AS object FROM members m
+JOIN symbols o ON o.file = m.file AND o.qualified_name = split_part(m.qualified_name, '.', 1)
+ AND o.kind = 'variable' AND o.language IN ({languages})
+WHERE m.qualified_name = o.qualified_name || '.' || m.name
+"""
+
+
+def _receiver_name_targets(con: duckdb.DuckDBPyConnection) -> None:
+    """``receiver_name``: a call ``x.m()`` no rule bound, on a local or parameter ``x`` of
+    unknown type (resolution ``local``), goes to the member ``m`` of the module-level object
+    named ``x`` when exactly one file of the project has an object of that name with member
+    functions, and it has ``m``. Express's handlers are written ``function (req, res) {
+    res.send() }`` for the objects ``lib/request.js`` and ``lib/response.js`` define as
+    ``req`` and ``res``; no declared type says so, the convention does (0.4)."""
+    langs = _receiver_name_languages()
+    if not _scope_has(con, langs):
+        return
+    in_list = _in_list(langs)
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE receiver_targets AS
+        WITH objects AS ({_NAMED_OBJECTS.format(languages=in_list)}),
+        unique_objects AS (
+            SELECT object FROM objects GROUP BY object HAVING count(DISTINCT file) = 1
+        ),
+        wanted AS (
+            SELECT r.rid, r.expr FROM scoped_refs r
+            JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+            ANTI JOIN ref_targets rt ON rt.rid = r.rid
+            WHERE r.target IS NULL AND r.resolution = 'local' AND r.kind = 'call'
+              AND split_part(r.expr, '.', 1) IN (SELECT object FROM unique_objects)
+        )
+        SELECT w.rid, min(o.id) AS target, 'receiver_name' AS resolution
+        FROM wanted w JOIN objects o ON o.qualified_name = w.expr
+        GROUP BY w.rid HAVING count(DISTINCT o.id) = 1
+        """
+    )
+    con.execute("INSERT INTO ref_targets SELECT * FROM receiver_targets")
+    _target_edges(con, "receiver_targets")
+
+
+def _remember_object_names(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
+    """The names of the objects with member functions that the changed files held before
+    the change (``_receiver_name_scope``); nothing to read when none is in a language that
+    reads receivers by name."""
+    from znt.index.languages import language_for
+
+    langs = _receiver_name_languages()
+    if not any((spec := language_for(p)) is not None and spec.name in langs for p in paths):
+        return
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE changed_objects AS
+        SELECT DISTINCT s.file, split_part(s.qualified_name, '.', 1) AS name FROM symbols s
+        SEMI JOIN changed_paths c ON c.path = s.file
+        WHERE s.language IN ({_in_list(langs)}) AND s.type = 'function'
+          AND contains(s.qualified_name, '.')
+        """
+    )
+
+
+def _receiver_name_scope(
+    con: duckdb.DuckDBPyConnection, changed_languages: set[str], quiet: Sequence[str]
+) -> None:
+    """Add to ``scope`` the files with an untyped call on a name that a changed file's
+    object had before the change or has now: whether such a call binds, and to what,
+    depends on every object of that name in the project. The ``quiet`` files' names are
+    what they were (znt/graph/interface.py)."""
+    langs = _receiver_name_languages()
+    if not langs or not changed_languages & set(langs):
+        return
+    in_list = _in_list(langs)
+    # None unless a file of these languages was about to change (remember_changed).
+    con.execute("CREATE TEMP TABLE IF NOT EXISTS changed_objects (file VARCHAR, name VARCHAR)")
+    con.execute(
+        f"""
+        CREATE OR REPLACE TEMP TABLE scope_objects AS
+        SELECT name FROM changed_objects WHERE NOT list_contains(?::VARCHAR[], file)
+        UNION
+        SELECT split_part(s.qualified_name, '.', 1) FROM symbols s
+        SEMI JOIN changed_keys c ON c.path = s.file
+        WHERE s.language IN ({in_list}) AND s.type = 'function'
+          AND contains(s.qualified_name, '.')
+        """,
+        [list(quiet)],
+    )
+    con.execute(
+        f"""
+        INSERT INTO scope
+        SELECT DISTINCT r.file FROM refs r
+        JOIN files f ON f.path = r.file AND f.language IN ({in_list})
+        SEMI JOIN scope_objects n ON n.name = split_part(r.expr, '.', 1)
+        WHERE r.target IS NULL AND r.resolution = 'local'
+        EXCEPT SELECT path FROM scope
+        """
+    )
 
 
 def _target_edges(con: duckdb.DuckDBPyConnection, table: str) -> None:

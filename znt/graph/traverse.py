@@ -191,12 +191,15 @@ def resolve(
         ("name", lambda r: r[2] == text),
         ("qualified_name_suffix", lambda r: r[3].endswith("." + text)),
     ]
-    # Last, a name a package re-exports (``requests.get``: ``from .api import get``).
-    for tier, test in [*tiers, ("re_export", None)]:
+    # Last, a name a package re-exports (``requests.get``: ``from .api import get``), then
+    # another name a function is assigned to (``res.set`` for ``res.header``).
+    for tier, test in [*tiers, ("re_export", None), ("alias", None)]:
         if test is not None:
             hits = [r for r in rows if test(r)]
+        elif len(parts) < 2:
+            hits = []
         else:
-            hits = _reexported(con, parts) if len(parts) > 1 else []
+            hits = _reexported(con, parts) if tier == "re_export" else _aliased(con, text)
         if not hits:
             continue
         # Code before documentation: a Markdown heading named like a class never makes
@@ -235,6 +238,21 @@ def _resource_suffixes() -> tuple[str, ...]:
     from znt.index.languages import all_languages
 
     return tuple(ext for spec in all_languages() if spec.resource for ext in spec.extensions)
+
+
+def _aliased(con: Any, text: str) -> list[Any]:
+    """The function a JavaScript ``res.set = res.header = function`` assigns to the name
+    ``text`` besides its own (``aliases`` rows). Rows shaped like ``resolve``'s."""
+    return list(
+        con.execute(
+            """
+            SELECT DISTINCT s.id, s.file, s.name, s.qualified_name, s.start_line, NULL
+            FROM refs r JOIN symbols s ON s.id = r.target
+            WHERE r.kind = 'aliases' AND r.expr = ?
+            """,
+            [text],
+        ).fetchall()
+    )
 
 
 def _reexported(con: Any, parts: list[str]) -> list[Any]:
@@ -879,8 +897,9 @@ def completeness(
         reasons.append(f"{ambiguous} call(s) had several possible targets")
     if dynamic:
         reasons.append(
-            f"{dynamic} call(s) shown are bound with confidence < 1 (self/this calls or an "
-            "inferred receiver type): a subclass override or another target may run instead"
+            f"{dynamic} call(s) shown are bound with confidence < 1 (self/this calls, an "
+            "inferred receiver type or a receiver named like a project object): a subclass "
+            "override or another target may run instead"
         )
     if possible_unresolved_callers:
         reasons.append(

@@ -45,6 +45,7 @@ from znt.index.canonical import refine_kind
 from znt.index.languages import ImportRef, LanguageSpec, query_source
 from znt.index.roles import infer_role
 from znt.index.syntax import (
+    ALIASES,
     DECLARES,
     DEFAULT_EXPORT,
     EXPORTS,
@@ -122,6 +123,10 @@ class Extractor(TypeFlow):
         # The reference ``_ref_rows`` is resolving (what ``this`` is depends on the
         # functions around it, not all of which are definitions).
         self._ref_node: Any = None
+        # Names bound by a function no definition owns (a callback at the top of a file):
+        # name -> the (start, end) bytes of the nodes they are bound in
+        # (``LanguageSpec.local_scopes``).
+        self._loose_locals: dict[str, list[tuple[int, int]]] = {}
         self._cursor_cls = QueryCursor
         # pattern index -> its primary capture (definition/reference/import), or None
         self._primaries: dict[int, str | None] = {}
@@ -168,6 +173,8 @@ class Extractor(TypeFlow):
                     continue
                 key = (node.start_byte, node.end_byte)
                 if key in defs:
+                    if "alias" in caps:
+                        defs[key].aliases.extend(caps["alias"])
                     continue
                 kind = primary[len("definition.") :]
                 qual = caps.get("qualifier")
@@ -184,6 +191,7 @@ class Extractor(TypeFlow):
                     this_object=caps["this_object"][0].start_byte
                     if "this_object" in caps
                     else None,
+                    aliases=list(caps.get("alias", ())),
                 )
             elif primary == "binding":
                 bindings.extend(spec.syntax.bindings(node, caps))
@@ -227,6 +235,7 @@ class Extractor(TypeFlow):
         self._bound = {}
         self._items = container_items(self._bindings)
         symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}
+        aliases = _alias_names(ordered, symbols_by_qname)
         self._symbols = symbols_by_qname
         self._by_id = {d.id: d for d in ordered if not d.scope_only}
         self._imported = {spec.local_name(imp).split(".")[0] for _n, imp in imports}
@@ -239,6 +248,9 @@ class Extractor(TypeFlow):
 
         facts.refs = self._refs(path, ordered, raw_refs, symbols_by_qname, imports)
         facts.refs.extend(_export_rows(path, exports, symbols_by_qname))
+        facts.refs.extend(
+            (path, d.id, ALIASES, name, line, 1, 1, d.id, "same_scope") for name, d, line in aliases
+        )
         for node, imp in imports:
             line = node.start_point[0] + 1
             local = spec.local_name(imp)
@@ -310,7 +322,14 @@ class Extractor(TypeFlow):
             d.id = base_id if n == 1 else f"{base_id}#{n}"
 
     def _assign_locals(self, ordered: list[Def], locals_: list[Any]) -> None:
+        """A local belongs to the function definition around it. One that no definition
+        owns (a parameter of an anonymous callback at the top of a file, ``app.get('/',
+        function (req, res) { res.send() })``) is kept with the node it is bound in, so a
+        call through it reads as ``local`` there, not as a global name."""
         locals_ = sorted(locals_, key=start_byte)
+        loose: dict[str, list[tuple[int, int]]] = {}
+        self._loose_locals = loose
+        scopes = self.spec.local_scopes
         for node, owner in zip(
             locals_, innermost(ordered, [n.start_byte for n in locals_]), strict=True
         ):
@@ -318,6 +337,22 @@ class Extractor(TypeFlow):
                 owner = owner.parent if owner.type not in ("declaration", "namespace") else None
             if owner is not None:
                 owner.locals.add(node_text(node))
+            elif scopes:
+                region = node.parent
+                while region is not None and region.type not in scopes:
+                    region = region.parent
+                if region is not None:
+                    loose.setdefault(node_text(node), []).append(
+                        (int(region.start_byte), int(region.end_byte))
+                    )
+
+    def _loose_local(self, expr: str, node: Any) -> bool:
+        """Whether the head of ``expr`` is a local no definition owns, in sight at ``node``."""
+        spans = self._loose_locals.get(expr.split(".", 1)[0].removesuffix("()"))
+        if not spans:
+            return False
+        pos = node.start_byte
+        return any(start <= pos < end for start, end in spans)
 
     # -- rows --------------------------------------------------------------------------
 
@@ -630,6 +665,14 @@ class Extractor(TypeFlow):
                     target_id, resolution = self._resolve_hinted(
                         callee, hint, scope, symbols, imported
                     )
+                    if (
+                        resolution is None
+                        and target_id is None
+                        and hint is None
+                        and self._loose_locals
+                        and self._loose_local(callee, node)
+                    ):
+                        resolution = "local"
                 if kind == "implements" and self.spec.mixin_kinds:
                     target_id, resolution = self._resolve_mixin(callee, src, symbols, imported)
                 if resolution == "constructor" and kind != "call":
@@ -909,6 +952,24 @@ def _primary_capture(caps: dict[str, Any]) -> str | None:
         ):
             return name
     return None
+
+
+def _alias_names(ordered: list[Def], symbols: dict[str, Def]) -> list[tuple[str, Def, int]]:
+    """The aliases of the file's definitions (``Def.aliases``) that name a member of the
+    definition's own object and no definition of the file: added to ``symbols`` (a call of
+    the alias in this file binds to the definition), returned as (name, definition, line)
+    for the ``aliases`` rows other files read (znt/graph/resolve.py)."""
+    out: list[tuple[str, Def, int]] = []
+    for d in ordered:
+        if not d.aliases or d.qualifier is None or d.scope_only:
+            continue
+        for node in d.aliases:
+            name = normalize_expr(node_text(node))
+            if name.rpartition(".")[0] != d.qualifier or name in symbols:
+                continue
+            symbols[name] = d
+            out.append((name, d, int(node.start_point[0]) + 1))
+    return out
 
 
 def _export_rows(path: str, exports: list[dict[str, Any]], symbols: dict[str, Def]) -> list[RefRow]:

@@ -129,6 +129,14 @@ class LanguageSpec:
     # Node types that give ``this`` a value of their own (JavaScript's functions, methods
     # and classes; not its arrow functions, which take the ``this`` around them).
     this_binders: tuple[str, ...] = ()
+    # Node types a ``@local`` is bound in when no definition owns it (an anonymous
+    # function's parameters, a block's declarations): inside such a node a call through
+    # the name is ``local`` (znt.index.extract). Empty: such a local is not kept.
+    local_scopes: tuple[str, ...] = ()
+    # Whether a call on an untyped local named like a module-level object of the project
+    # (``res.send()`` on a callback's ``res``) may be bound to that object's member, at low
+    # confidence (resolution ``receiver_name``, znt.graph.resolve).
+    receiver_names: bool = False
     body_fields: tuple[str, ...] = ("body",)
     module_name: Callable[[str], str] = default_module_name
     local_name: Callable[[ImportRef], str] = default_local_name

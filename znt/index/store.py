@@ -143,8 +143,11 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
 # ``refs`` kinds that are facts for the resolver (znt/graph/resolve.py), never references
 # in the code nor edges of their own: what a function returns, what a file exports, a C/C++
 # prototype, a stub method, a function's decorators, the wrapper a decorator returns and
-# the objects a JavaScript function mixes into what it returns (``mixes``).
-RESOLVER_FACTS = "'returns', 'exports', 'declares', 'abstract', 'decorated', 'wraps', 'mixes'"
+# the objects a JavaScript function mixes into what it returns (``mixes``), the other names
+# a JavaScript function is assigned to (``aliases``).
+RESOLVER_FACTS = (
+    "'returns', 'exports', 'declares', 'abstract', 'decorated', 'wraps', 'mixes', 'aliases'"
+)
 
 # Per-file tables: a file's rows are replaced as a whole when the file changes.
 FILE_TABLES = (

@@ -41,6 +41,9 @@ RETURNS = "returns"
 # ``refs.kind`` of a name the file declares without defining it (``@reference.declares``, a
 # C/C++ prototype): a fact for the resolver's include rule, never an edge.
 DECLARES = "declares"
+# ``refs.kind`` of another name a definition is assigned to (``Def.aliases``): its ``expr``
+# is the alias, its ``src`` and ``target`` the definition; a fact, never an edge.
+ALIASES = "aliases"
 
 
 # A value that is an anonymous function, by its start byte (``<lambda@123>``).
@@ -62,6 +65,9 @@ class Def:
     # Where the unnamed object literal starts whose function this is, ``this`` inside it
     # (JS ``module.exports = { set() {}, get() { this.set() } }``); siblings share it.
     this_object: int | None = None
+    # Other names the same definition is assigned to (JS ``res.set = res.header =
+    # function``: ``res.set`` for the symbol ``res.header``): their nodes.
+    aliases: list[Any] = field(default_factory=list)
     parent: Def | None = None  # what encloses it in the text
     owner: Def | None = None  # what it belongs to (see Extractor._name)
     qname: str = ""

@@ -79,6 +79,19 @@ THIS_BINDERS = (
 )
 
 
+# Where a ``@local`` is bound when no definition owns it (``LanguageSpec.local_scopes``): a
+# function's parameters in the function, a declaration in its block or loop; shared with
+# TypeScript.
+LOCAL_SCOPES = (
+    *THIS_BINDERS,
+    "arrow_function",
+    "statement_block",
+    "for_statement",
+    "for_in_statement",
+    "catch_clause",
+)
+
+
 def strip_extension(path: str) -> str:
     for ext in (".d.ts", ".d.mts", ".d.cts"):
         if path.endswith(ext):
@@ -223,6 +236,8 @@ SPEC = LanguageSpec(
     comment_types=("comment",),
     wrapper_types=("export_statement",),
     this_binders=THIS_BINDERS,
+    local_scopes=LOCAL_SCOPES,
+    receiver_names=True,
     body_fields=("body",),
     module_name=module_name,
     local_name=local_name,

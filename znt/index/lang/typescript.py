@@ -9,6 +9,7 @@ from __future__ import annotations
 from znt.index.lang.javascript import (
     EXCLUDE,
     JS_EXTENSIONS,
+    LOCAL_SCOPES,
     THIS_BINDERS,
     TS_EXTENSIONS,
     local_name,
@@ -51,6 +52,7 @@ SPEC = LanguageSpec(
     comment_types=("comment",),
     wrapper_types=("export_statement",),
     this_binders=THIS_BINDERS,
+    local_scopes=LOCAL_SCOPES,
     body_fields=("body",),
     module_name=module_name,
     local_name=local_name,
