@@ -108,7 +108,8 @@ def _edges(root: Path) -> set[tuple[Any, ...]]:
 
 
 # Edits: one that adds a function (other files may now see it), and one that changes a
-# function's body and adds a comment (nothing another file reads of it changes).
+# function's body (a call added) and adds a comment (nothing another file reads of it
+# changes).
 ADD = "adds"
 BODY = "body"
 
@@ -116,7 +117,9 @@ BODY = "body"
 def _edited(original: str, edit: str) -> str:
     if edit == ADD:
         return original + "\n\ndef added(y):\n    return y\n"
-    body = original.replace("return x + 1", "return x + 2").replace("(x) * ", "(x) + ")
+    # A call added: the file's own edges change (a body that changes no reference, and so
+    # no edge, derives none: test_an_edit_no_edge_reads_derives_no_edge).
+    body = original.replace("return x + 1", "return abs(x) + 2").replace("(x) * ", "(abs(x)) + ")
     assert body != original
     return body + "# a comment that says nothing\n"
 
@@ -167,6 +170,57 @@ def test_one_file_edit_recomputes_only_what_can_change(
         shutil.copytree(scanned, clean, ignore=shutil.ignore_patterns(".znt"))
         api.scan(str(clean))
         assert _edges(scanned) == _edges(clean)
+    finally:
+        path.write_text(original)
+        past = time.time() - 20
+        os.utime(path, (past, past))
+        monkeypatch.undo()
+        api.scan(str(scanned))
+
+
+def _rows(root: Path, table: str) -> list[tuple[Any, ...]]:
+    """A table's rows in a stable order (a file's mtime is the copy's own)."""
+    columns = "* EXCLUDE (mtime_ns)" if table == "files" else "*"
+    return sorted(query(root, f"SELECT {columns} FROM {table}"), key=repr)
+
+
+@pytest.mark.parametrize("edited", ["pkg/mod_4.py", "pkg/hub.py", "pkg/mod_7.py"])
+def test_an_edit_no_edge_reads_derives_no_edge(
+    scanned: Path, edited: str, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """A comment appended after the last line, and a docstring reworded in place, change
+    the file's rows only in columns no rule reads (znt/graph/interface.py): the file is
+    parsed again and its rows and terms replaced, but no edge is derived, and the index
+    still equals a clean scan's."""
+    from znt import api
+    from znt.graph import resolve
+
+    path = scanned / edited
+    original = path.read_text()
+    spy = Spy(monkeypatch)
+    rebuilt: list[object] = []
+    rebuild = resolve.rebuild_edges
+    monkeypatch.setattr(
+        resolve, "rebuild_edges", lambda *a, **k: rebuilt.append(a[1:]) or rebuild(*a, **k)
+    )
+    try:
+        text = original.replace("The module everyone needs.", "The module all others need.")
+        path.write_text(text + "# a comment after the last line\n")
+        past = time.time() - 30
+        os.utime(path, (past, past))
+        result = api.scan(str(scanned))
+        assert result["mode"] == "incremental" and result["files_parsed"] == 1
+        assert spy.calls["delete_files"] == [([edited],)]
+        assert spy.calls["refresh_terms"] == [([edited],)]
+        assert rebuilt == [] and spy.scopes == []
+
+        monkeypatch.undo()
+        clean = tmp_path / "clean"
+        shutil.copytree(scanned, clean, ignore=shutil.ignore_patterns(".znt"))
+        api.scan(str(clean))
+        assert _edges(scanned) == _edges(clean)
+        for table in ("files", "symbols", "refs", "lex_postings", "lex_terms"):
+            assert _rows(scanned, table) == _rows(clean, table), table
     finally:
         path.write_text(original)
         past = time.time() - 20

@@ -17,6 +17,14 @@ replaced; ``resolve.rebuild_edges`` compares the file's own new edges of those k
 the old ones and, if they differ, widens the scope as for any other change. A rule in
 ``resolve`` that starts reading another column of another file's rows must be reflected
 here, or an incremental scan would differ from a clean one (tests/test_incremental_*.py).
+
+``digests`` also gives a second digest per file: of every row the resolver reads of the file
+itself (``INPUT_TABLES``, all their columns but ``UNREAD_COLUMNS``). A file's edges are a
+function of its own rows and of the rest of the index; when both digests of every changed
+file are what they were (a comment or docstring edited in place, text appended after the
+last line), no edge of the index can come out different and the scan derives none
+(tests/test_unread_columns.py changes the unread columns of every fixture file and checks
+that a full rebuild gives the same edges).
 """
 
 from __future__ import annotations
@@ -59,8 +67,36 @@ def _signature_languages() -> list[str]:
     )
 
 
-def digests(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> dict[str, str]:
-    """The interface digest of each of ``paths`` that the index holds."""
+# The tables the resolver reads a file's own rows from, and their columns that no rule
+# reads: what a line appended at the end, or an edited comment or docstring, changes of the
+# rows (a symbol's end, its offset in bytes, its docstring and search card; the file's size,
+# hash and line count).
+INPUT_TABLES = ("files", "symbols", "refs", "imports", "import_candidates")
+UNREAD_COLUMNS = {
+    "files": ("size", "mtime_ns", "hash", "lines"),
+    "symbols": ("end_line", "start_byte", "end_byte", "doc", "card"),
+}
+
+
+def _input_parts() -> str:
+    """One ``(file, item)`` SELECT per input table: each row as JSON, its read columns."""
+    from znt.index.store import TABLES
+
+    parts = []
+    for table in INPUT_TABLES:
+        key = "path" if table == "files" else "file"
+        skip = {key, *UNREAD_COLUMNS.get(table, ())}
+        cols = ", ".join(f"t.{name}::VARCHAR" for name, _type in TABLES[table] if name not in skip)
+        parts.append(
+            f"SELECT t.{key} AS file, to_json(['{table}', {cols}]) AS item "
+            f"FROM {table} t SEMI JOIN sel ON sel.path = t.{key}"
+        )
+    return "\n            UNION ALL\n            ".join(parts)
+
+
+def digests(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> dict[str, tuple[str, str]]:
+    """Two digests of each of ``paths`` that the index holds: of its interface (what other
+    files' edges read of it) and of its own rows as the resolver reads them."""
     if not paths:
         return {}
     signed = ", ".join(f"'{name}'" for name in _signature_languages()) or "''"
@@ -88,10 +124,20 @@ def digests(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> dict[str, s
                        PARTITION BY c.file ORDER BY c.line))::VARCHAR,
                        c.local, c.prio::VARCHAR, c.path, c.mode, c.member])
             FROM import_candidates c SEMI JOIN sel ON sel.path = c.file
+        ),
+        inputs AS (
+            {_input_parts()}
+        ),
+        a AS (
+            SELECT file, md5(string_agg(item::VARCHAR, chr(10) ORDER BY item::VARCHAR)) AS d
+            FROM parts GROUP BY file
+        ),
+        b AS (
+            SELECT file, md5(string_agg(item::VARCHAR, chr(10) ORDER BY item::VARCHAR)) AS d
+            FROM inputs GROUP BY file
         )
-        SELECT file, md5(string_agg(item::VARCHAR, chr(10) ORDER BY item::VARCHAR))
-        FROM parts GROUP BY file
+        SELECT a.file, a.d, b.d FROM a JOIN b USING (file)
         """,
         [list(paths)],
     ).fetchall()
-    return {path: digest for path, digest in rows}
+    return {path: (interface, inputs) for path, interface, inputs in rows}

@@ -708,8 +708,9 @@ class Scanner:
             store.check_schema(con)
             con.execute("BEGIN")
             remember_changed(con, changed)
-            # What other files' edges read of the replaced files, before and after: an
-            # edit that leaves it as it was re-derives the file's own edges only.
+            # What other files' edges read of the replaced files, and what their own edges
+            # read of them, before and after: an edit that leaves the first as it was
+            # re-derives the file's own edges only, one that leaves both none.
             before = interface.digests(con, replaced)
             con.execute(
                 "CREATE TEMP TABLE old_texts AS SELECT DISTINCT text_hash FROM embed_docs "
@@ -731,9 +732,11 @@ class Scanner:
                     "UPDATE files SET mtime_ns = t.mtime_ns FROM touched t WHERE files.path = t.path"
                 )
             self.progress("building_graph", 1, 1)
-            if changed:
-                after = interface.digests(con, replaced)
-                quiet = [p for p in replaced if p in before and before[p] == after.get(p)]
+            after = interface.digests(con, replaced) if changed else {}
+            if gone or any(p not in before or before[p] != after.get(p) for p in replaced):
+                quiet = [
+                    p for p in replaced if p in before and before[p][0] == after.get(p, ("",))[0]
+                ]
                 rebuild_edges(con, changed, quiet)
             store.set_meta(con, meta)
             counts = _counts(con)
