@@ -254,3 +254,39 @@ def test_manifest_head_is_read_without_its_files(tmp_path):
     again = manifest_mod.load(path)
     assert again is not None and list(again.files) == ["a.py"]
     assert manifest_mod.last_scan(path) == last
+
+
+def test_noop_writes_the_manifest_files_back_as_read(tmp_path, monkeypatch):
+    """A no-op rescan records its scan in the manifest's head and writes the files line back
+    as it read it, without encoding it; a file whose mtime alone changed gets its new one."""
+    from znt.index import manifest as manifest_mod
+
+    write(tmp_path, "a.py", "def a():\n    pass\n")
+    write(tmp_path, "b.py", "def b():\n    pass\n")
+    past = time.time() - 60
+    for name in ("a.py", "b.py"):
+        os.utime(tmp_path / name, (past, past))
+    api.scan(str(tmp_path))
+    path = tmp_path / ".znt" / "manifest.json"
+    head, files = path.read_bytes().split(b"\n")
+    encoded: list[object] = []
+    real_dumps = manifest_mod.json.dumps
+
+    def watching(obj, *args, **kwargs):
+        if isinstance(obj, dict) and "a.py" in obj:
+            encoded.append(obj)
+        return real_dumps(obj, *args, **kwargs)
+
+    monkeypatch.setattr(manifest_mod.json, "dumps", watching)
+    assert api.scan(str(tmp_path))["mode"] == "noop"
+    head2, files2 = path.read_bytes().split(b"\n")
+    assert files2 == files and head2 != head
+    assert encoded == []  # the files line was not encoded again
+
+    os.utime(tmp_path / "b.py", (past + 1, past + 1))
+    assert api.scan(str(tmp_path))["mode"] == "noop"
+    assert len(encoded) == 1
+    manifest = manifest_mod.load(path)
+    assert manifest is not None
+    assert manifest.files["b.py"][1] == (tmp_path / "b.py").stat().st_mtime_ns
+    assert manifest.files["a.py"] == tuple(json.loads(files)["a.py"])

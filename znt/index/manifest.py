@@ -26,6 +26,9 @@ class Manifest:
     # path -> (size, mtime_ns, status, content hash)
     files: dict[str, tuple[int, int, str, str]] = field(default_factory=dict)
     last_scan: dict[str, Any] = field(default_factory=dict)
+    # The files line as read (``load``) or to be written as is (``save``): a no-op rescan
+    # records the same files again, and encoding 10,000 entries was a tenth of one.
+    raw_files: bytes | None = field(default=None, repr=False, compare=False)
 
 
 def load(path: Path) -> Manifest | None:
@@ -35,12 +38,14 @@ def load(path: Path) -> Manifest | None:
         data = read_regular(path)
         head = _head(data)
         # A manifest of an earlier version is one line, its files inside the head.
-        files = head["files"] if "files" in head else json.loads(data.partition(b"\n")[2])
+        raw = None if "files" in head else data.partition(b"\n")[2]
+        files = head["files"] if raw is None else json.loads(raw)
         return Manifest(
             generation=head["generation"],
             fingerprint=head["fingerprint"],
             files={k: (int(v[0]), int(v[1]), str(v[2]), str(v[3])) for k, v in files.items()},
             last_scan=head.get("last_scan", {}),
+            raw_files=raw,
         )
     except (OSError, ValueError, KeyError, TypeError, IndexError, AttributeError):
         return None
@@ -91,9 +96,13 @@ def save(path: Path, manifest: Manifest) -> None:
         "fingerprint": manifest.fingerprint,
         "last_scan": manifest.last_scan,
     }
-    files = {k: list(v) for k, v in manifest.files.items()}
-    text = json.dumps(head, separators=(",", ":")) + "\n" + json.dumps(files, separators=(",", ":"))
-    write_private(path.parent, path.name, text.encode())
+    if manifest.raw_files is not None:
+        files = manifest.raw_files
+    else:
+        entries = {k: list(v) for k, v in manifest.files.items()}
+        files = json.dumps(entries, separators=(",", ":")).encode()
+    head_line = json.dumps(head, separators=(",", ":")).encode()
+    write_private(path.parent, path.name, head_line + b"\n" + files)
 
 
 def invalidate(path: Path) -> None:

@@ -223,8 +223,11 @@ def _kept_warnings(
     warning does not come and go between two scans of the same file."""
     return [
         (p, parse_error_message(found.files[p].language))
-        for p in sorted(found.files)
-        if p not in parsed and (known.get(p) or (0, 0, ""))[2] == "parse_error"
+        for p in sorted(
+            p
+            for p in found.files
+            if p not in parsed and (known.get(p) or (0, 0, ""))[2] == "parse_error"
+        )
     ]
 
 
@@ -463,7 +466,9 @@ class Scanner:
             and prev_manifest.fingerprint == fp
             and prev_manifest.last_scan.get("index_file") == index_file_signature(project)
         ):
-            known = {p: (v[0], v[1], v[2], v[3]) for p, v in prev_manifest.files.items()}
+            # The manifest's own dict, not a copy: nothing below changes it (a no-op that
+            # finds every file as recorded writes it back as it was read).
+            known = cast("dict[str, tuple[int, int, str, str | None]]", prev_manifest.files)
         else:
             known, reason = self._previous(fp)
         if self.language is not None and known is not None:
@@ -490,6 +495,11 @@ class Scanner:
             if p not in known or known[p][:2] != (e.size, e.mtime_ns) or e.mtime_ns >= racy_after
         ]
         deleted = sorted(set(known) - set(found.files))
+        # Whether a file has a size or mtime other than the recorded one (not only racy).
+        moved = any(
+            p in known and known[p][:2] != (found.files[p].size, found.files[p].mtime_ns)
+            for p in changed
+        )
         result = self._result("full" if full else "incremental", started)
         result.reason = reason
         result.files_total = len(found.files)
@@ -500,7 +510,7 @@ class Scanner:
             changed = [p for p in changed if not _same_content(project.root, p, known.get(p))]
         if not full and not changed and not deleted:
             kept = _kept_warnings(found, known, set())
-            return self._noop(result, t0, prev_manifest, fp, found, known, kept)
+            return self._noop(result, t0, prev_manifest, fp, found, known, kept, moved)
 
         jobs = [
             ParseJob(
@@ -551,7 +561,9 @@ class Scanner:
             # Files re-read only because their mtime was suspect, found identical.
             touched = [(p, m) for p, m in touched if known.get(p, (0, -1))[1] != m]
             if not full and not replaced and not gone and not touched:
-                return self._noop(result, t0, prev_manifest, fp, found, known, parse_problems)
+                return self._noop(
+                    result, t0, prev_manifest, fp, found, known, parse_problems, moved
+                )
             self.progress("persisting", 0, 1)
             generation = uuid.uuid4().hex
             commit = head_commit(project.root)
@@ -599,6 +611,7 @@ class Scanner:
         found: WalkResult,
         known: dict[str, tuple[int, int, str, str | None]],
         parse_problems: list[tuple[str, str]],
+        moved: bool = True,
     ) -> ScanResult:
         result.mode = "noop"
         result.files_parsed = 0
@@ -606,7 +619,14 @@ class Scanner:
         result.problems = self._problem_list(found, parse_problems)
         result.warnings = len(result.problems)
         result.index_commit = head_commit(self.project.root)
-        if prev_manifest is not None:
+        raw_files = None
+        if prev_manifest is not None and known is prev_manifest.files and not moved:
+            # Every file as the manifest records it: its files are written back as read.
+            files, raw_files = prev_manifest.files, prev_manifest.raw_files
+            result.symbols = int(prev_manifest.last_scan.get("symbols", 0))
+            result.edges = int(prev_manifest.last_scan.get("edges", 0))
+            generation = prev_manifest.generation
+        elif prev_manifest is not None:
             # Every file is what the index holds, some with a new mtime only (a checkout or
             # rebase rewrote them unchanged): record the mtime seen, so that the next scan
             # and the freshness check (features/status.py) do not take them for changed.
@@ -618,7 +638,7 @@ class Scanner:
             generation = prev_manifest.generation
         else:
             (result.symbols, result.edges), files, generation = self._counts_and_files()
-        self._finish(result, t0, fp, found, files, generation)
+        self._finish(result, t0, fp, found, files, generation, raw_files)
         return result
 
     def _collect(
@@ -756,7 +776,10 @@ class Scanner:
         found: WalkResult,
         files: dict[str, tuple[int, int, str, str]],
         generation: str,
+        raw_files: bytes | None = None,
     ) -> None:
+        """Embed, then record the scan: the manifest (``raw_files``: its files as the last
+        manifest held them, written back without encoding them again), the log."""
         self._embed(result)
         self.progress("completed", 1, 1)
         result.duration_ms = int((time.monotonic() - t0) * 1000)
@@ -785,7 +808,7 @@ class Scanner:
         }
         manifest_mod.save(
             self.project.manifest_path,
-            manifest_mod.Manifest(generation, fp, files, last_scan),
+            manifest_mod.Manifest(generation, fp, files, last_scan, raw_files=raw_files),
         )
         for p, message in found.problems.items():
             self.log_entries.append(("warning", f"{p}: {message}"))
