@@ -410,13 +410,17 @@ def test_stats_text_shows_mcp_usage_from_the_metrics_file(tmp_path):
 def test_read_commands_leave_fast_with_all_output_and_the_exit_code(tmp_path):
     """``python -m znt`` (like the console script) skips the interpreter's teardown after a
     read command: a large JSON answer must still arrive whole through a pipe, and the exit
-    codes must be the documented ones; a scan exits the ordinary way."""
+    codes must be the documented ones; a scan does too, after its ``atexit`` handlers."""
     src = tmp_path / "many.py"
     src.write_text(
         "".join(f"def handler_{i}(x):\n    return handle_item(x, {i})\n\n" for i in range(400))
     )
-    scan = run_znt("scan", "--no-embed", "-q", str(tmp_path))
+    scan = run_znt("scan", "--no-embed", "-q", "--format", "json", str(tmp_path))
     assert scan.returncode == 0, scan.stderr
+    assert json.loads(scan.stdout)["symbols"] == 401
+    assert not [p for p in (tmp_path / ".znt").iterdir() if p.is_dir() and "scan-" in p.name]
+    bad = run_znt("scan", "--no-embed", "-q", "--language", "cobol", str(tmp_path))
+    assert bad.returncode == 2, bad.stderr
     found = run_znt(
         "search",
         "handler",
