@@ -171,11 +171,19 @@ def test_one_file_edit_recomputes_only_what_can_change(
         api.scan(str(clean))
         assert _edges(scanned) == _edges(clean)
     finally:
-        path.write_text(original)
-        past = time.time() - 20
-        os.utime(path, (past, past))
-        monkeypatch.undo()
-        api.scan(str(scanned))
+        _restore(scanned, path, original, monkeypatch)
+
+
+def _restore(scanned: Path, path: Path, original: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Put the edited file back as it was (older than the racy window) and rescan, so the
+    module-scoped tree serves the next test as it found it."""
+    from znt import api
+
+    path.write_text(original)
+    past = time.time() - 20
+    os.utime(path, (past, past))
+    monkeypatch.undo()
+    api.scan(str(scanned))
 
 
 def _rows(root: Path, table: str) -> list[tuple[Any, ...]]:
@@ -222,8 +230,4 @@ def test_an_edit_no_edge_reads_derives_no_edge(
         for table in ("files", "symbols", "refs", "lex_postings", "lex_terms"):
             assert _rows(scanned, table) == _rows(clean, table), table
     finally:
-        path.write_text(original)
-        past = time.time() - 20
-        os.utime(path, (past, past))
-        monkeypatch.undo()
-        api.scan(str(scanned))
+        _restore(scanned, path, original, monkeypatch)
