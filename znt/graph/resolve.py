@@ -62,6 +62,12 @@ from znt.index.store import RESOLVER_FACTS, TABLES, insert_rows, temp_table
 if TYPE_CHECKING:
     import duckdb
 
+
+def _in_list(names: Iterable[str]) -> str:
+    """Names as a SQL list of string literals (language names, kinds, hints: never input)."""
+    return ", ".join(f"'{name}'" for name in names)
+
+
 # A reference through an import, as the name it asks for in the imported file: the
 # import's member (``from m import Cls``) and the rest of the reference (``Cls.method``).
 # Shared by the statements that resolve ``import``, ``returns`` and re-export targets.
@@ -121,7 +127,7 @@ _HINT_RESOLUTION = {"member": "assigned", "self": "self_method", "super": "super
 # more): ties of confidence are broken the same way in every scan.
 _RESOLUTION_RANK = (
     "round(confidence * 1000000)::BIGINT * 64 + coalesce(list_position(["
-    + ", ".join(f"'{name}'" for name in sorted(CONFIDENCE))
+    + _in_list(sorted(CONFIDENCE))
     + "], resolution), 0)"
 )
 # The first line and then the file's hash, likewise (two files at one line: the same one
@@ -359,7 +365,7 @@ def _grow_from_changes(
         # own or imported by name (``@property`` is neither), or is an ``__init__``, are in
         # scope too, transitively: that covers every chain of imports a hierarchy,
         # re-export or decorator takes.
-        in_list = ", ".join(f"'{name}'" for name in flow)
+        in_list = _in_list(flow)
         _grow_scope(
             con,
             f"""
@@ -482,7 +488,7 @@ INTERFACE_EDGE_KINDS = ("inherits", "implements", "imports")
 def _quiet_edges_changed(con: duckdb.DuckDBPyConnection) -> bool:
     """Whether a quiet file's own edges that other files read (``INTERFACE_EDGE_KINDS``)
     differ from those the index holds."""
-    kinds = ", ".join(f"'{k}'" for k in INTERFACE_EDGE_KINDS)
+    kinds = _in_list(INTERFACE_EDGE_KINDS)
     row = con.execute(
         f"""
         WITH old AS (
@@ -637,7 +643,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     }
     packaged = [name for name in packaged if name in in_scope]
     if packaged:
-        in_list = ", ".join(f"'{name}'" for name in packaged)
+        in_list = _in_list(packaged)
         con.execute(
             f"CREATE OR REPLACE TEMP TABLE package_keys AS SELECT * FROM ({_PACKAGE_KEYS}) "
             f"WHERE language IN ({in_list})"
@@ -662,7 +668,7 @@ def _derive_edges(con: duckdb.DuckDBPyConnection) -> None:
     if flow:
         # ``from m import *``: a name no other rule binds, defined at the top of exactly
         # one module imported that way.
-        in_list = ", ".join(f"'{name}'" for name in flow)
+        in_list = _in_list(flow)
         con.execute(
             f"""
             INSERT INTO ref_targets
@@ -962,8 +968,8 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
     flow = _flow_languages()
     if not flow:
         return
-    in_list = ", ".join(f"'{name}'" for name in flow)
-    hints = ", ".join(f"'{h}'" for h in _MEMBER_HINTS)
+    in_list = _in_list(flow)
+    hints = _in_list(_MEMBER_HINTS)
     con.execute(
         f"""
         CREATE OR REPLACE TEMP TABLE member_refs AS
@@ -980,7 +986,7 @@ def _member_targets(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
     )
     # The class each prefix names: a class of the same file, else through an import.
     package_languages = _package_scope_languages()
-    packaged = ", ".join(f"'{name}'" for name in package_languages) or "''"
+    packaged = _in_list(package_languages) or "''"
     # Every package rule (Go) starts from a reference whose own file is in a package-scope
     # language, and reads every file's package key several times over: without such a file
     # in scope, the keys are an empty relation and the rules cost nothing.
@@ -1219,10 +1225,6 @@ def _receiver_name_languages() -> tuple[str, ...]:
     return tuple(sorted(s.name for s in all_languages() if s.receiver_names))
 
 
-def _in_list(names: Iterable[str]) -> str:
-    return ", ".join(f"'{name}'" for name in names)
-
-
 # The module-level objects of the project that have member functions, by name: a variable
 # ``res`` and the functions ``res.x`` of the same file (``var res = Object.create(...);
 # res.send = function send() {}``), also under their aliases (``res.set = res.header =
@@ -1275,6 +1277,15 @@ def _receiver_name_targets(con: duckdb.DuckDBPyConnection) -> None:
     _target_edges(con, "receiver_targets")
 
 
+# The names of the objects with member functions (``res`` of ``res.send``) of the files in
+# ``{files}`` (a table of paths), in the receiver-name ``{languages}``.
+_OBJECT_NAMES = """
+SELECT DISTINCT s.file, split_part(s.qualified_name, '.', 1) AS name FROM symbols s
+SEMI JOIN {files} c ON c.path = s.file
+WHERE s.language IN ({languages}) AND s.type = 'function' AND contains(s.qualified_name, '.')
+"""
+
+
 def _remember_object_names(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
     """The names of the objects with member functions that the changed files held before
     the change (``_receiver_name_scope``); nothing to read when none is in a language that
@@ -1284,15 +1295,8 @@ def _remember_object_names(con: duckdb.DuckDBPyConnection, paths: Sequence[str])
     langs = _receiver_name_languages()
     if not any((spec := language_for(p)) is not None and spec.name in langs for p in paths):
         return
-    con.execute(
-        f"""
-        CREATE OR REPLACE TEMP TABLE changed_objects AS
-        SELECT DISTINCT s.file, split_part(s.qualified_name, '.', 1) AS name FROM symbols s
-        SEMI JOIN changed_paths c ON c.path = s.file
-        WHERE s.language IN ({_in_list(langs)}) AND s.type = 'function'
-          AND contains(s.qualified_name, '.')
-        """
-    )
+    names = _OBJECT_NAMES.format(files="changed_paths", languages=_in_list(langs))
+    con.execute(f"CREATE OR REPLACE TEMP TABLE changed_objects AS {names}")
 
 
 def _receiver_name_scope(
@@ -1313,10 +1317,7 @@ def _receiver_name_scope(
         CREATE OR REPLACE TEMP TABLE scope_objects AS
         SELECT name FROM changed_objects WHERE NOT list_contains(?::VARCHAR[], file)
         UNION
-        SELECT split_part(s.qualified_name, '.', 1) FROM symbols s
-        SEMI JOIN changed_keys c ON c.path = s.file
-        WHERE s.language IN ({in_list}) AND s.type = 'function'
-          AND contains(s.qualified_name, '.')
+        SELECT name FROM ({_OBJECT_NAMES.format(files="changed_keys", languages=in_list)})
         """,
         [list(quiet)],
     )
@@ -1362,7 +1363,7 @@ def _chain_rows(
     langs = _typed_member_languages()
     if not langs:
         return []
-    in_list = ", ".join(f"'{name}'" for name in langs)
+    in_list = _in_list(langs)
     pending = con.execute(
         f"""
         SELECT m.rid, m.file, m.prefix, m.hint, m.member FROM member_refs m
@@ -1418,7 +1419,7 @@ def _method_set_edges(con: duckdb.DuckDBPyConnection) -> None:
     langs = [name for name in _method_set_languages() if name in _package_scope_languages()]
     if not _scope_has(con, langs):
         return
-    in_list = ", ".join(f"'{name}'" for name in langs)
+    in_list = _in_list(langs)
     con.execute(
         f"""
         INSERT INTO new_edges
@@ -1474,7 +1475,7 @@ def _constructor_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -
     methods = _constructor_methods()
     if not methods:
         return
-    in_list = ", ".join(f"'{name}'" for name in sorted(methods))
+    in_list = _in_list(sorted(methods))
     rows = con.execute(
         f"""
         SELECT e.src, e.dst, s.language, e.file, e.line, e.count, e.resolution
@@ -1507,7 +1508,7 @@ def _dispatch_edges(con: duckdb.DuckDBPyConnection) -> None:
     method. The implementing type's method may be declared in any file of its package."""
     if not _scope_has(con, _method_set_languages()):
         return  # the calls are those of files in scope
-    langs = ", ".join(f"'{name}'" for name in _method_set_languages())
+    langs = _in_list(_method_set_languages())
     con.execute(
         f"""
         INSERT INTO new_edges
@@ -1568,7 +1569,7 @@ def _override_edges(con: duckdb.DuckDBPyConnection, classes: _OneHierarchy) -> N
     edge does (docs/decisions/0022-stub-methods-bind-to-overrides.md)."""
     if not _scope_has(con, _stub_languages()):
         return  # the calls are those of files in scope
-    marks = ", ".join(f"'{r}'" for r in _RECEIVER_BOUND)
+    marks = _in_list(_RECEIVER_BOUND)
     rows = con.execute(
         f"""
         SELECT DISTINCT e.src, e.dst, e.file, e.line, e.count, s.file, s.name, s.parent_id,
@@ -1804,7 +1805,7 @@ class _Hierarchy:
             self._methods.setdefault(parent, {})[name] = (sid, typ)
         # Go: a method may be declared in another file of its type's package (its parent
         # there is that file): found by the qualified name ``Type.method`` in the package.
-        langs = ", ".join(f"'{name}'" for name in _method_set_languages())
+        langs = _in_list(_method_set_languages())
         if not langs:
             return
         if classes is not None and not self._any_in_languages(classes, langs):
@@ -1921,7 +1922,7 @@ def _include_languages() -> dict[str, str]:
 
 
 def _include_in_list() -> str:
-    return ", ".join(f"'{name}'" for name in sorted(_include_languages()))
+    return _in_list(sorted(_include_languages()))
 
 
 def _remember_include_names(con: duckdb.DuckDBPyConnection) -> None:
