@@ -23,6 +23,8 @@ CHANGES = {
     ("files", "mtime_ns"): "mtime_ns + 1000",
     ("files", "hash"): "'changed-' || coalesce(hash, '')",
     ("files", "lines"): "lines + 3",
+    ("files", "interface_digest"): "'changed-' || coalesce(interface_digest, '')",
+    ("files", "inputs_digest"): "'changed-' || coalesce(inputs_digest, '')",
     ("symbols", "end_line"): "end_line + 5",
     ("symbols", "start_byte"): "start_byte + 40",
     ("symbols", "end_byte"): "end_byte + 40",
@@ -79,3 +81,62 @@ def test_a_read_column_changes_edges(lang_index: Path, tmp_path: Path) -> None:
     before = _edges_after(lang_index, tmp_path / "a", [])
     after = _edges_after(lang_index, tmp_path / "b", [("symbols", "start_line", "start_line + 5")])
     assert after != before
+
+
+def _worker_rows() -> list[dict[str, list[Any]]]:
+    """Every fixture file's rows as its parse worker hands them to the digest."""
+    import tempfile
+
+    from tests.conftest import FIXTURES
+    from znt.index.languages import language_for
+    from znt.index.parse import ParseJob, close_sinks, parse_one
+
+    captured: list[dict[str, list[Any]]] = []
+
+    def capture(rows: Any) -> tuple[str, str]:
+        captured.append({table: [tuple(r) for r in rs] for table, rs in rows.items()})
+        return ("", "")
+
+    root = FIXTURES / "lang"
+    with tempfile.TemporaryDirectory() as sink:
+        for path in sorted(p for p in root.rglob("*") if p.is_file()):
+            spec = language_for(str(path))
+            if spec is not None:
+                rel = str(path.relative_to(root))
+                parse_one(ParseJob(rel, str(path), spec.name, None, sink), capture)
+        close_sinks(sink)
+    return [rows for rows in captured if rows.get("symbols")]
+
+
+def _changed(rows: dict[str, list[Any]], table: str, column: str) -> dict[str, list[Any]]:
+    """``rows`` with ``column`` of every ``table`` row set to a value it did not hold."""
+    from znt.index.store import TABLES
+
+    at = [name for name, _type in TABLES[table]].index(column)
+
+    def other(value: Any) -> Any:
+        return value + 7 if isinstance(value, int) else f"changed {value}"
+
+    out = dict(rows)
+    out[table] = [(*r[:at], other(r[at]), *r[at + 1 :]) for r in rows.get(table, [])]
+    return out
+
+
+def test_worker_digests_see_read_columns_only() -> None:
+    """The digests a parse worker stores with a file (``interface.row_digests``) stay as
+    they were when only unread columns change, and move when a read column does: the
+    inputs digest with a symbol's first line, both with a symbol's name."""
+    from znt.graph.interface import row_digests
+
+    files = _worker_rows()
+    assert len(files) > 20  # every language's fixtures
+    for rows in files:
+        digests = row_digests(rows)
+        assert row_digests(rows) == digests  # a function of the rows
+        for table, column in CHANGES:
+            if table != "files" or column in ("size", "mtime_ns", "hash", "lines"):
+                assert row_digests(_changed(rows, table, column)) == digests, (table, column)
+        moved = row_digests(_changed(rows, "symbols", "start_line"))
+        assert moved[0] == digests[0] and moved[1] != digests[1]
+        renamed = row_digests(_changed(rows, "symbols", "name"))
+        assert renamed[0] != digests[0] and renamed[1] != digests[1]

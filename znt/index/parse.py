@@ -8,9 +8,10 @@ syntax errors) is reported in that file's result and never stops the scan.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -46,6 +47,15 @@ class ParsedFile:
     error: str | None = None
     warning: str | None = None
     module_name: str = ""
+    # What the resolver reads of the file, digested (``Digest``); None when not computed.
+    digests: tuple[str, str] | None = None
+
+
+# Given a file's rows by table (``files``, ``symbols``, ``refs``, ``imports``,
+# ``import_candidates``, each in the order of store.TABLES), the ``files.interface_digest``
+# and ``files.inputs_digest`` to store with it. The scan hands in the resolver's own
+# (znt/graph/interface.py): storage does not know what analysis reads.
+Digest = Callable[[Mapping[str, Sequence[Sequence[object]]]], tuple[str, str]]
 
 
 @dataclass
@@ -89,44 +99,49 @@ def _extractor(language: str, path: str) -> Extractor:
     return ex
 
 
-def parse_one(job: ParseJob) -> ParsedFile | None:
-    """Read, hash and extract one file, writing its rows to the job's sink. ``None`` means
-    it vanished before we read it."""
+def parse_one(job: ParseJob, digest: Digest | None = None) -> ParsedFile | None:
+    """Read, hash and extract one file, writing its rows to the job's sink (with their
+    ``digest``, also kept in the result). ``None`` means it vanished before we read it."""
     result = _parse(job)
     if result is not None and result[0].status != "unchanged" and job.sink:
-        _write_rows(job, *result)
+        _write_rows(job, *result, digest=digest)
     return result[0] if result is not None else None
 
 
 def _write_rows(
-    job: ParseJob, res: ParsedFile, facts: FileFacts | None, source: bytes = b""
+    job: ParseJob,
+    res: ParsedFile,
+    facts: FileFacts | None,
+    source: bytes = b"",
+    digest: Digest | None = None,
 ) -> None:
     sink = _STATE.sink(job.sink)
     directory = res.path.rsplit("/", 1)[0] if "/" in res.path else ""
-    sink.add(
-        "files",
-        [
-            (
-                res.path,
-                directory,
-                res.language,
-                res.size,
-                res.mtime_ns,
-                res.hash,
-                res.lines,
-                res.status,
-                res.error or res.warning,
-                res.module_name,
-            )
-        ],
+    file_row = (
+        res.path,
+        directory,
+        res.language,
+        res.size,
+        res.mtime_ns,
+        res.hash,
+        res.lines,
+        res.status,
+        res.error or res.warning,
+        res.module_name,
     )
+    lang = res.language
+    rows: dict[str, Sequence[Sequence[object]]] = {"files": [file_row]}
+    if facts is not None:
+        rows["symbols"] = [(*row, lang, search_card(row, lang)) for row in facts.symbols]
+        rows["refs"] = facts.refs
+        rows["imports"] = facts.imports
+        rows["import_candidates"] = facts.candidates
+    res.digests = digest(rows) if digest is not None else None
+    sink.add("files", [(*file_row, *(res.digests or (None, None)))])
     if facts is None:
         return
-    lang = res.language
-    sink.add("symbols", [(*row, lang, search_card(row, lang)) for row in facts.symbols])
-    sink.add("refs", facts.refs)
-    sink.add("imports", facts.imports)
-    sink.add("import_candidates", facts.candidates)
+    for table in ("symbols", "refs", "imports", "import_candidates"):
+        sink.add(table, rows[table])
     docs, postings = document_rows(res.path, facts.symbols, source)
     sink.add("lex_docs", docs)
     sink.add_text("lex_postings", postings_csv(res.path, postings))
@@ -202,10 +217,12 @@ def _root_of(job: ParseJob) -> str:
     return abspath[: -len(tail)] or os.sep
 
 
-def parse_in_worker(job: ParseJob) -> tuple[ParsedFile | tuple[str, None], dict[str, int]]:
+def parse_in_worker(
+    job: ParseJob, digest: Digest | None = None
+) -> tuple[ParsedFile | tuple[str, None], dict[str, int]]:
     """One job as a parse worker runs it (znt/index/workers.py): its result (or ``(path,
     None)`` for a file that gives no rows), then its rows flushed and their files' sizes."""
-    result = parse_one(job)
+    result = parse_one(job, digest)
     flush_sinks()
     sizes = sink_sizes(job.sink) if job.sink else {}
     return (result if result is not None else (job.path, None)), sizes
@@ -233,9 +250,12 @@ def parse_files(
     on_done: Callable[[int], None] | None = None,
     close_fds: tuple[int, ...] = (),
     meanwhile: Callable[[], object] | None = None,
+    digest: Digest | None = None,
 ) -> Iterator[ParsedFile | tuple[str, None]]:
     """Parse ``jobs``, yielding results as they complete (the order is not the job order);
-    ``meanwhile`` runs in this process once the workers have their first jobs (``Pool.run``).
+    ``meanwhile`` runs in this process once the workers have their first jobs (``Pool.run``);
+    ``digest`` (a module-level function: a fork server's worker unpickles it) digests each
+    file's rows in its worker.
 
     Always in worker processes (znt/index/workers.py): a file that crashes or hangs its
     parser costs that file, reported as skipped with the reason, never the scan. One worker
@@ -250,7 +270,8 @@ def parse_files(
         workers = 1
     # Big files first so that no worker is left with a giant file at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.abspath))
-    pool = Pool(min(workers, len(ordered)), _failed, close_fds, work=parse_in_worker)
+    work = functools.partial(parse_in_worker, digest=digest) if digest else parse_in_worker
+    pool = Pool(min(workers, len(ordered)), _failed, close_fds, work=work)
     for res in pool.run(ordered, meanwhile):
         if on_done:
             on_done(1)

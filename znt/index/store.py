@@ -28,7 +28,7 @@ from znt.errors import Busy, IndexCorrupt, IndexIncompatible, IndexMissing
 if TYPE_CHECKING:
     import duckdb
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 # ``edges.resolution`` of an edge that left the project graph: the callee is unknown (or a
 # local variable's method, or one of several candidates).
@@ -48,6 +48,10 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("status", "VARCHAR"),
         ("error", "VARCHAR"),
         ("module_name", "VARCHAR"),
+        # What the resolver reads of the file, as two digests its parse worker computed
+        # (znt/graph/interface.py): an incremental scan compares them, nothing else reads them.
+        ("interface_digest", "VARCHAR"),
+        ("inputs_digest", "VARCHAR"),
     ),
     "symbols": (
         ("id", "VARCHAR"),

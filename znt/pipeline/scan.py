@@ -278,6 +278,8 @@ class Scanner:
         self.log = ScanLog(project.log_path)
         self.log_entries: list[tuple[str, str]] = []
         self.parsed: dict[str, tuple[int, int, str, str]] = {}  # path -> manifest entry
+        # path -> what the resolver reads of the file's new rows, digested by its worker
+        self.digests: dict[str, tuple[str, str] | None] = {}
         self._prev_embed: dict[str, Any] = {}
         self._lock_fd = -1
         self.phase_ms: dict[str, int] = {}
@@ -542,9 +544,15 @@ class Scanner:
                 done += n
                 self.progress("ast", done, total)
 
+            from znt.graph.interface import row_digests
+
             keep_out = (self._lock_fd,) if self._lock_fd >= 0 else ()
             for res in parse_files(
-                jobs, on_done=on_done, close_fds=keep_out, meanwhile=_import_writer
+                jobs,
+                on_done=on_done,
+                close_fds=keep_out,
+                meanwhile=_import_writer,
+                digest=row_digests,
             ):
                 if isinstance(res, tuple):
                     vanished.append(res[0])
@@ -656,6 +664,7 @@ class Scanner:
             return
         replaced.append(res.path)
         self.parsed[res.path] = (res.size, res.mtime_ns, res.status, res.hash)
+        self.digests[res.path] = res.digests
         for message in (res.error, res.warning):
             if message:
                 problems.append((res.path, message))
@@ -718,7 +727,6 @@ class Scanner:
         gone: list[str],
         touched: list[tuple[str, int]],
     ) -> tuple[int, int]:
-        from znt.graph import interface
         from znt.graph.resolve import rebuild_edges, remember_changed
         from znt.index import lexical, store
         from znt.index.embed.stage import prune
@@ -730,11 +738,17 @@ class Scanner:
         try:
             store.check_schema(con)
             con.execute("BEGIN")
-            remember_changed(con, changed)
             # What other files' edges read of the replaced files, and what their own edges
-            # read of them, before and after: an edit that leaves the first as it was
-            # re-derives the file's own edges only, one that leaves both none.
-            before = interface.digests(con, replaced)
+            # read of them, as stored and as their workers digested the new rows: an edit
+            # that leaves the first as it was re-derives the file's own edges only, one that
+            # leaves both none (znt/graph/interface.py).
+            before = _stored_digests(con, replaced)
+            after = {p: self.digests.get(p) for p in replaced}
+            derive = bool(gone) or any(
+                not before.get(p) or before.get(p) != after[p] for p in replaced
+            )
+            if derive:
+                remember_changed(con, changed)
             con.execute(
                 "CREATE TEMP TABLE old_texts AS SELECT DISTINCT text_hash FROM embed_docs "
                 "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
@@ -755,11 +769,8 @@ class Scanner:
                     "UPDATE files SET mtime_ns = t.mtime_ns FROM touched t WHERE files.path = t.path"
                 )
             self.progress("building_graph", 1, 1)
-            after = interface.digests(con, replaced) if changed else {}
-            if gone or any(p not in before or before[p] != after.get(p) for p in replaced):
-                quiet = [
-                    p for p in replaced if p in before and before[p][0] == after.get(p, ("",))[0]
-                ]
+            if derive:
+                quiet = [p for p in replaced if _same_interface(before.get(p), after[p])]
                 rebuild_edges(con, changed, quiet)
             store.set_meta(con, meta)
             counts = _counts(con)
@@ -892,6 +903,22 @@ def _import_writer() -> None:
     from znt.graph import interface, resolve  # noqa: F401
     from znt.index import lexical, store  # noqa: F401
     from znt.index.embed import stage  # noqa: F401
+
+
+def _stored_digests(con: Any, paths: list[str]) -> dict[str, tuple[str, str] | None]:
+    """The digests stored with each of ``paths`` the index holds (None where a file has
+    none: its worker crashed, or it was never parsed)."""
+    rows = con.execute(
+        "SELECT path, interface_digest, inputs_digest FROM files "
+        "WHERE path IN (SELECT unnest(?::VARCHAR[]))",
+        [paths],
+    ).fetchall()
+    return {p: (a, b) if a is not None and b is not None else None for p, a, b in rows}
+
+
+def _same_interface(old: tuple[str, str] | None, new: tuple[str, str] | None) -> bool:
+    """Both digests known and the interface's the same: other files' edges cannot change."""
+    return old is not None and new is not None and old[0] == new[0]
 
 
 def _counts(con: Any) -> tuple[int, int]:
