@@ -460,45 +460,51 @@ TERM_LISTS_SQL = (
 )
 
 
-def remember_terms(con: Any, changed: Sequence[str]) -> None:
-    """Before an incremental scan deletes the rows of ``changed`` files: the terms those rows
-    held, whose lists ``refresh_terms`` must rebuild."""
-    con.execute(
-        "CREATE OR REPLACE TEMP TABLE lex_touched AS SELECT DISTINCT term FROM lex_postings "
-        "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
+def delete_postings(con: Any, changed: Sequence[str]) -> None:
+    """An incremental scan's delete of the ``changed`` files' postings, keeping the terms
+    they held (whose lists ``refresh_terms`` must rebuild) from the rows it deletes: one
+    pass over ``lex_postings`` instead of a read and then a delete."""
+    held = con.execute(
+        "DELETE FROM lex_postings WHERE file IN (SELECT unnest(?::VARCHAR[])) RETURNING term",
         [list(changed)],
+    ).fetchall()
+    con.execute(
+        "CREATE OR REPLACE TEMP TABLE lex_touched AS SELECT DISTINCT unnest(?::VARCHAR[]) AS term",
+        [sorted({row[0] for row in held})],
     )
 
 
-def refresh_terms(con: Any, changed: Sequence[str] | None = None) -> None:
+def refresh_terms(
+    con: Any, changed: Sequence[str] | None = None, new_postings: str | None = None
+) -> None:
     """Rebuild ``lex_terms`` from ``lex_postings``: all of it (``changed`` None, a full
     build), or, in the buckets of the changed files, the lists of the terms those files had
-    (``remember_terms``) or have now: every (term, bucket) list of that product is rebuilt
-    from the postings, so the result is what a full build gives."""
+    (``delete_postings``) or have now: every (term, bucket) list of that product is rebuilt
+    from the postings, so the result is what a full build gives. ``new_postings``, the
+    scan's source of the changed files' new postings (``store.staged_rows``), is read for
+    their terms instead of the table."""
     if changed is None:
         con.execute("DELETE FROM lex_terms")
         con.execute("INSERT INTO lex_terms " + TERM_LISTS_SQL.format(where=""))
         return
+    if new_postings is not None:
+        con.execute(f"INSERT INTO lex_touched SELECT DISTINCT term FROM {new_postings}")
+    else:
+        con.execute(
+            "INSERT INTO lex_touched SELECT DISTINCT term FROM lex_postings "
+            "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
+            [list(changed)],
+        )
+    buckets = f"(SELECT DISTINCT {_BUCKET_SQL} FROM (SELECT unnest(?::VARCHAR[]) AS path))"
     con.execute(
-        "INSERT INTO lex_touched SELECT DISTINCT term FROM lex_postings "
-        "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
+        f"DELETE FROM lex_terms WHERE term IN (SELECT term FROM lex_touched) AND bucket IN {buckets}",
         [list(changed)],
-    )
-    con.execute(
-        f"CREATE OR REPLACE TEMP TABLE lex_buckets AS SELECT DISTINCT {_BUCKET_SQL} AS bucket "
-        "FROM (SELECT unnest(?::VARCHAR[]) AS path)",
-        [list(changed)],
-    )
-    con.execute(
-        "DELETE FROM lex_terms WHERE term IN (SELECT term FROM lex_touched) "
-        "AND bucket IN (SELECT bucket FROM lex_buckets)"
     )
     con.execute(
         "INSERT INTO lex_terms "
         + TERM_LISTS_SQL.format(
-            where="WHERE p.term IN (SELECT DISTINCT term FROM lex_touched) "
-            "AND b.bucket IN (SELECT bucket FROM lex_buckets)"
-        )
+            where=f"WHERE p.term IN (SELECT DISTINCT term FROM lex_touched) AND b.bucket IN {buckets}"
+        ),
+        [list(changed)],
     )
     con.execute("DROP TABLE lex_touched")
-    con.execute("DROP TABLE lex_buckets")

@@ -626,27 +626,40 @@ def create_indexes(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"CREATE INDEX IF NOT EXISTS {name} ON {table} ({column})")
 
 
+def staged_rows(folder: Path, table: str) -> str | None:
+    """A ``read_csv`` of the rows of ``table`` its parse workers wrote to ``folder``
+    (``<table>-*.csv``), to select from; None when there are none. The paths are quoted in
+    the SQL: they are the scan's own folder and its own file names."""
+    parts = sorted(str(p) for p in folder.glob(f"{table}-*.csv") if p.stat().st_size)
+    if not parts:
+        return None
+    columns = ", ".join(f"'{n}': '{t}'" for n, t in TABLES[table])
+    listed = ", ".join("'" + p.replace("'", "''") + "'" for p in parts)
+    return (
+        f"read_csv([{listed}], header = false, delim = ',', auto_detect = false, "
+        f"quote = '\"', escape = '\"', columns = {{{columns}}}, strict_mode = true)"
+    )
+
+
 def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
     """Insert every ``<table>-*.csv`` of ``folder`` into its table."""
-    for table, cols in TABLES.items():
-        parts = sorted(str(p) for p in folder.glob(f"{table}-*.csv") if p.stat().st_size)
-        if not parts:
-            continue
-        columns = ", ".join(f"'{n}': '{t}'" for n, t in cols)
-        con.execute(
-            f"INSERT INTO {table} SELECT * FROM read_csv(?, header = false, delim = ',', "
-            f"auto_detect = false, quote = '\"', escape = '\"', columns = {{{columns}}}, "
-            "strict_mode = true)",
-            [parts],
-        )
+    for table in TABLES:
+        source = staged_rows(folder, table)
+        if source is not None:
+            con.execute(f"INSERT INTO {table} SELECT * FROM {source}")
 
 
-def delete_files(con: duckdb.DuckDBPyConnection, paths: Sequence[str]) -> None:
-    """Remove every row a set of files contributed."""
+def delete_files(
+    con: duckdb.DuckDBPyConnection, paths: Sequence[str], done: Sequence[str] = ()
+) -> None:
+    """Remove every row a set of files contributed (but from the tables in ``done``, whose
+    rows of theirs the caller deleted already)."""
     if not paths:
         return
     temp_table(con, "gone", (("path", "VARCHAR"),), [(p,) for p in paths])
     for table in FILE_TABLES:
+        if table in done:
+            continue
         key = "path" if table == "files" else "file"
         con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT path FROM gone)")
     con.execute("DROP TABLE gone")
