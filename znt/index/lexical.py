@@ -480,21 +480,15 @@ def refresh_terms(
     """Rebuild ``lex_terms`` from ``lex_postings``: all of it (``changed`` None, a full
     build), or, in the buckets of the changed files, the lists of the terms those files had
     (``delete_postings``) or have now: every (term, bucket) list of that product is rebuilt
-    from the postings, so the result is what a full build gives. ``new_postings``, the
-    scan's source of the changed files' new postings (``store.staged_rows``), is read for
-    their terms instead of the table."""
+    from the postings, so the result is what a full build gives. ``new_postings`` is where
+    the changed files' new postings were loaded from (``store.load_csv_folder``), read for
+    their terms; None when they have none."""
     if changed is None:
         con.execute("DELETE FROM lex_terms")
         con.execute("INSERT INTO lex_terms " + TERM_LISTS_SQL.format(where=""))
         return
     if new_postings is not None:
         con.execute(f"INSERT INTO lex_touched SELECT DISTINCT term FROM {new_postings}")
-    else:
-        con.execute(
-            "INSERT INTO lex_touched SELECT DISTINCT term FROM lex_postings "
-            "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
-            [list(changed)],
-        )
     buckets = f"(SELECT DISTINCT {_BUCKET_SQL} FROM (SELECT unnest(?::VARCHAR[]) AS path))"
     con.execute(
         f"DELETE FROM lex_terms WHERE term IN (SELECT term FROM lex_touched) AND bucket IN {buckets}",

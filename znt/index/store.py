@@ -641,12 +641,16 @@ def staged_rows(folder: Path, table: str) -> str | None:
     )
 
 
-def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> None:
-    """Insert every ``<table>-*.csv`` of ``folder`` into its table."""
+def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, str]:
+    """Insert every ``<table>-*.csv`` of ``folder`` into its table; the ``staged_rows``
+    source of each table that had rows, for a caller that reads them again."""
+    sources = {}
     for table in TABLES:
         source = staged_rows(folder, table)
         if source is not None:
             con.execute(f"INSERT INTO {table} SELECT * FROM {source}")
+            sources[table] = source
+    return sources
 
 
 def delete_files(

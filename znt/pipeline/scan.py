@@ -756,10 +756,8 @@ class Scanner:
             )
             lexical.delete_postings(con, changed)
             store.delete_files(con, changed, done=("lex_postings",))
-            store.load_csv_folder(con, rows)
-            lexical.refresh_terms(
-                con, changed, new_postings=store.staged_rows(rows, "lex_postings")
-            )
+            loaded = store.load_csv_folder(con, rows)
+            lexical.refresh_terms(con, changed, new_postings=loaded.get("lex_postings"))
             prune(con, "old_texts")
             if touched:
                 con.execute("CREATE TEMP TABLE touched (path VARCHAR, mtime_ns BIGINT)")
