@@ -79,7 +79,15 @@ def _signature_languages() -> list[str]:
 # hash and line count).
 INPUT_TABLES = ("files", "symbols", "refs", "imports", "import_candidates")
 UNREAD_COLUMNS = {
-    "files": ("size", "mtime_ns", "hash", "lines", "interface_digest", "inputs_digest"),
+    "files": (
+        "size",
+        "mtime_ns",
+        "hash",
+        "lines",
+        "interface_digest",
+        "inputs_digest",
+        "rows_digest",
+    ),
     "symbols": ("end_line", "start_byte", "end_byte", "doc", "card"),
 }
 

@@ -25,7 +25,7 @@ from znt.index.languages import (
     set_current_root,
 )
 from znt.index.lexical import document_rows, postings_csv, search_card
-from znt.index.store import CsvSink
+from znt.index.store import CsvSink, csv_rows, rows_digest
 
 BINARY_SNIFF = 8192
 MINIFIED_LINE = 20_000  # a line this long in a code file means generated/minified content
@@ -49,6 +49,9 @@ class ParsedFile:
     module_name: str = ""
     # What the resolver reads of the file, digested (``Digest``); None when not computed.
     digests: tuple[str, str] | None = None
+    # Its rows in each per-file table, digested (``store.rows_digest``); None when its
+    # rows were not written.
+    rows_digest: str | None = None
 
 
 # Given a file's rows by table (``files``, ``symbols``, ``refs``, ``imports``,
@@ -137,15 +140,20 @@ def _write_rows(
         rows["imports"] = facts.imports
         rows["import_candidates"] = facts.candidates
     res.digests = digest(rows) if digest is not None else None
-    sink.add("files", [(*file_row, *(res.digests or (None, None)))])
-    if facts is None:
-        return
-    for table in ("symbols", "refs", "imports", "import_candidates"):
-        sink.add(table, rows[table])
-    docs, postings = document_rows(res.path, facts.symbols, source)
-    sink.add("lex_docs", docs)
-    sink.add_text("lex_postings", postings_csv(res.path, postings))
-    sink.add("embed_docs", embed_rows(res.path, lang, facts.symbols, source, job.embed_tests))
+    texts: dict[str, str] = {}
+    if facts is not None:
+        for table in ("symbols", "refs", "imports", "import_candidates"):
+            texts[table] = csv_rows(rows[table])
+        docs, postings = document_rows(res.path, facts.symbols, source)
+        texts["lex_docs"] = csv_rows(docs)
+        texts["lex_postings"] = postings_csv(res.path, postings)
+        texts["embed_docs"] = csv_rows(
+            embed_rows(res.path, lang, facts.symbols, source, job.embed_tests)
+        )
+        for table, text in texts.items():
+            sink.add_text(table, text)
+    res.rows_digest = rows_digest(texts)
+    sink.add("files", [(*file_row, *(res.digests or (None, None)), res.rows_digest)])
 
 
 def _parse(job: ParseJob) -> tuple[ParsedFile, FileFacts | None, bytes] | None:

@@ -19,7 +19,7 @@ import random
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -28,7 +28,7 @@ from znt.errors import Busy, IndexCorrupt, IndexIncompatible, IndexMissing
 if TYPE_CHECKING:
     import duckdb
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 # ``edges.resolution`` of an edge that left the project graph: the callee is unknown (or a
 # local variable's method, or one of several candidates).
@@ -52,6 +52,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         # (znt/graph/interface.py): an incremental scan compares them, nothing else reads them.
         ("interface_digest", "VARCHAR"),
         ("inputs_digest", "VARCHAR"),
+        # A digest of the file's rows in each of ``ROW_DIGEST_TABLES`` (``rows_digest``):
+        # a rescan leaves the tables where they are the same alone.
+        ("rows_digest", "VARCHAR"),
     ),
     "symbols": (
         ("id", "VARCHAR"),
@@ -164,6 +167,37 @@ FILE_TABLES = (
     "lex_postings",
     "embed_docs",
 )
+# The per-file tables whose rows a file's ``rows_digest`` covers, in its order: all but
+# ``files``, whose row holds the digest.
+ROW_DIGEST_TABLES = FILE_TABLES[1:]
+_ROW_DIGEST_HEX = 24  # 12 bytes of BLAKE2b per table
+
+
+def rows_digest(texts: Mapping[str, str]) -> str:
+    """``files.rows_digest``: each of ``ROW_DIGEST_TABLES``' rows of one file, as the CSV
+    text a sink loads (``texts``, a table missing for a file without rows there), hashed in
+    the table order. Equal digests mean equal rows: the CSV is the rows, field by field."""
+    from hashlib import blake2b
+
+    return "".join(
+        blake2b(texts.get(t, "").encode("utf-8", "surrogatepass"), digest_size=12).hexdigest()
+        for t in ROW_DIGEST_TABLES
+    )
+
+
+def same_row_tables(pairs: Iterable[tuple[str | None, str | None]]) -> set[str]:
+    """The tables of ``ROW_DIGEST_TABLES`` whose rows are the same for every file of
+    ``pairs`` (its stored ``rows_digest``, the one its parse worker made now): those a rescan
+    need not replace. A digest missing on either side counts as different."""
+    same = set(ROW_DIGEST_TABLES)
+    for old, new in pairs:
+        if not old or not new or len(old) != len(new):
+            return set()
+        for i, table in enumerate(ROW_DIGEST_TABLES):
+            at = i * _ROW_DIGEST_HEX
+            if old[at : at + _ROW_DIGEST_HEX] != new[at : at + _ROW_DIGEST_HEX]:
+                same.discard(table)
+    return same
 
 
 def lock_timeout() -> float:
@@ -535,6 +569,14 @@ def csv_field(value: str) -> str:
     return buf.getvalue()[: -len(",x\r\n")]
 
 
+def csv_rows(rows: Iterable[Sequence[Any]]) -> str:
+    """``rows`` as a sink's CSV writer writes them, for ``CsvSink.add_text``: a caller that
+    needs the text too (``rows_digest``) serialises once."""
+    buf = io.StringIO(newline="")
+    csv.writer(buf).writerows(rows)
+    return buf.getvalue()
+
+
 # Characters of CSV a sink holds per table before it writes them out (flush writes the rest).
 SINK_BUFFER = 1 << 20
 
@@ -641,11 +683,16 @@ def staged_rows(folder: Path, table: str) -> str | None:
     )
 
 
-def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, str]:
-    """Insert every ``<table>-*.csv`` of ``folder`` into its table; the ``staged_rows``
-    source of each table that had rows, for a caller that reads them again."""
+def load_csv_folder(
+    con: duckdb.DuckDBPyConnection, folder: Path, skip: Collection[str] = ()
+) -> dict[str, str]:
+    """Insert every ``<table>-*.csv`` of ``folder`` into its table (but the tables in
+    ``skip``: a rescan's tables whose rows the changed files left as they were); the
+    ``staged_rows`` source of each table loaded, for a caller that reads them again."""
     sources = {}
     for table in TABLES:
+        if table in skip:
+            continue
         source = staged_rows(folder, table)
         if source is not None:
             con.execute(f"INSERT INTO {table} SELECT * FROM {source}")
@@ -654,15 +701,15 @@ def load_csv_folder(con: duckdb.DuckDBPyConnection, folder: Path) -> dict[str, s
 
 
 def delete_files(
-    con: duckdb.DuckDBPyConnection, paths: Sequence[str], done: Sequence[str] = ()
+    con: duckdb.DuckDBPyConnection, paths: Sequence[str], skip: Collection[str] = ()
 ) -> None:
-    """Remove every row a set of files contributed (but from the tables in ``done``, whose
-    rows of theirs the caller deleted already)."""
+    """Remove every row a set of files contributed (but from the tables in ``skip``: those
+    whose rows of theirs the caller deleted already, or keeps)."""
     if not paths:
         return
     temp_table(con, "gone", (("path", "VARCHAR"),), [(p,) for p in paths])
     for table in FILE_TABLES:
-        if table in done:
+        if table in skip:
             continue
         key = "path" if table == "files" else "file"
         con.execute(f"DELETE FROM {table} WHERE {key} IN (SELECT path FROM gone)")

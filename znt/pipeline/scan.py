@@ -280,6 +280,8 @@ class Scanner:
         self.parsed: dict[str, tuple[int, int, str, str]] = {}  # path -> manifest entry
         # path -> what the resolver reads of the file's new rows, digested by its worker
         self.digests: dict[str, tuple[str, str] | None] = {}
+        # path -> its new rows in each per-file table, digested by its worker
+        self.rows_digests: dict[str, str | None] = {}
         self._prev_embed: dict[str, Any] = {}
         self._lock_fd = -1
         self.phase_ms: dict[str, int] = {}
@@ -665,6 +667,7 @@ class Scanner:
         replaced.append(res.path)
         self.parsed[res.path] = (res.size, res.mtime_ns, res.status, res.hash)
         self.digests[res.path] = res.digests
+        self.rows_digests[res.path] = res.rows_digest
         for message in (res.error, res.warning):
             if message:
                 problems.append((res.path, message))
@@ -742,23 +745,38 @@ class Scanner:
             # read of them, as stored and as their workers digested the new rows: an edit
             # that leaves the first as it was re-derives the file's own edges only, one that
             # leaves both none (znt/graph/interface.py).
-            before = _stored_digests(con, replaced)
+            before, stored_rows = _stored_digests(con, replaced)
             after = {p: self.digests.get(p) for p in replaced}
             derive = bool(gone) or any(
                 not before.get(p) or before.get(p) != after[p] for p in replaced
             )
             if derive:
                 remember_changed(con, changed)
-            con.execute(
-                "CREATE TEMP TABLE old_texts AS SELECT DISTINCT text_hash FROM embed_docs "
-                "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
-                [changed],
+            # The per-file tables where every changed file's rows are what they were (a
+            # comment appended leaves its references, imports and embedding texts alone):
+            # neither deleted nor loaded again, so the transaction and its checkpoint do
+            # not touch them.
+            same = (
+                set()
+                if gone
+                else store.same_row_tables(
+                    (stored_rows.get(p), self.rows_digests.get(p)) for p in replaced
+                )
             )
-            lexical.delete_postings(con, changed)
-            store.delete_files(con, changed, done=("lex_postings",))
-            loaded = store.load_csv_folder(con, rows)
-            lexical.refresh_terms(con, changed, new_postings=loaded.get("lex_postings"))
-            prune(con, "old_texts")
+            if "embed_docs" not in same:
+                con.execute(
+                    "CREATE TEMP TABLE old_texts AS SELECT DISTINCT text_hash FROM embed_docs "
+                    "WHERE file IN (SELECT unnest(?::VARCHAR[]))",
+                    [changed],
+                )
+            if "lex_postings" not in same:
+                lexical.delete_postings(con, changed)
+            store.delete_files(con, changed, skip=same | {"lex_postings"})
+            loaded = store.load_csv_folder(con, rows, skip=same)
+            if "lex_postings" not in same:
+                lexical.refresh_terms(con, changed, new_postings=loaded.get("lex_postings"))
+            if "embed_docs" not in same:
+                prune(con, "old_texts")
             if touched:
                 con.execute("CREATE TEMP TABLE touched (path VARCHAR, mtime_ns BIGINT)")
                 con.execute(
@@ -905,15 +923,18 @@ def _import_writer() -> None:
     from znt.index.embed import stage  # noqa: F401
 
 
-def _stored_digests(con: Any, paths: list[str]) -> dict[str, tuple[str, str] | None]:
-    """The digests stored with each of ``paths`` the index holds (None where a file has
-    none: its worker crashed, or it was never parsed)."""
+def _stored_digests(
+    con: Any, paths: list[str]
+) -> tuple[dict[str, tuple[str, str] | None], dict[str, str | None]]:
+    """The digests stored with each of ``paths`` the index holds: the resolver's pair (None
+    where a file has none: its worker crashed, or it was never parsed), and its rows'."""
     rows = con.execute(
-        "SELECT path, interface_digest, inputs_digest FROM files "
+        "SELECT path, interface_digest, inputs_digest, rows_digest FROM files "
         "WHERE path IN (SELECT unnest(?::VARCHAR[]))",
         [paths],
     ).fetchall()
-    return {p: (a, b) if a is not None and b is not None else None for p, a, b in rows}
+    pairs = {p: (a, b) if a is not None and b is not None else None for p, a, b, _r in rows}
+    return pairs, {p: r for p, _a, _b, r in rows}
 
 
 def _same_interface(old: tuple[str, str] | None, new: tuple[str, str] | None) -> bool:
