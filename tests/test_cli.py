@@ -362,6 +362,22 @@ def test_one_shot_answers_build_no_document_types_and_no_export_modules(tmp_path
         assert _after_main(args, tmp_path, loaded) == ["exit 0", "[]"], args
 
 
+def test_a_no_op_rescan_loads_neither_the_parser_nor_the_embedder(tmp_path):
+    """A scan that finds nothing changed (a git hook's commonest run) answers from the walk
+    and the manifest: loading the parse stage (extractor, lexical and embedding rows) or the
+    embedding stage would cost it milliseconds for nothing. A real rescan still loads them."""
+    (tmp_path / "a.py").write_text("def alpha():\n    return 1\n")
+    assert run_znt("scan", "--no-embed", "-q", str(tmp_path)).returncode == 0
+    loaded = (
+        "sorted(m for m in ('znt.index.parse', 'znt.index.extract', 'znt.index.embed.stage')"
+        " if m in sys.modules)"
+    )
+    assert _after_main(["scan", "--no-embed", "-q"], tmp_path, loaded) == ["exit 0", "[]"]
+    (tmp_path / "a.py").write_text("def alpha():\n    return 2\n")
+    out = _after_main(["scan", "--no-embed", "-q"], tmp_path, loaded)
+    assert out[0] == "exit 0" and "znt.index.parse" in out[1]
+
+
 def test_mistyped_command_suggests_by_edit_distance():
     proc = run_znt("serach", "x")
     assert proc.returncode == 2 and "Did you mean 'search'?" in proc.stderr

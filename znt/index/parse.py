@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
 import os
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from znt.index.languages import (
     set_current_root,
 )
 from znt.index.lexical import document_rows, postings_csv, search_card
+from znt.index.manifest import content_hash
 from znt.index.store import CsvSink, csv_rows, rows_digest
 
 BINARY_SNIFF = 8192
@@ -86,10 +86,6 @@ class _WorkerState:
 
 
 _STATE = _WorkerState()
-
-
-def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
 def _extractor(language: str, path: str) -> Extractor:

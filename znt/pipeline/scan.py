@@ -38,13 +38,13 @@ from znt.gitinfo import head_commit
 from znt.index import manifest as manifest_mod
 from znt.index.languages import LANG_DIR, language_names, parse_error_message
 from znt.index.log import ScanLog
-from znt.index.parse import ParsedFile, ParseJob, close_sinks, parse_files
 from znt.index.progress import ProgressFile
 from znt.index.walk import WalkCache, WalkResult, load_cache, save_cache, walk
 from znt.project import Project
 from znt.settings import ProjectSettings, load_settings
 
 if TYPE_CHECKING:
+    from znt.index.parse import ParsedFile
     from znt.results import ScanBody
 
 
@@ -519,6 +519,9 @@ class Scanner:
             kept = _kept_warnings(found, known, set())
             return self._noop(result, t0, prev_manifest, fp, found, known, kept, moved)
 
+        # Not imported before: a no-op (a hook's commonest scan) never parses.
+        from znt.index.parse import ParseJob, close_sinks
+
         jobs = [
             ParseJob(
                 p,
@@ -865,13 +868,13 @@ class Scanner:
 
     def _embed(self, result: ScanResult) -> None:
         """Vectors for new texts (see znt/index/embed/stage.py). A failure is a warning."""
-        from znt.index.embed import stage
-
         config = self.embed
         if config is None or config.mode == "bm25":
             why = "--no-embed" if config is None else "provider bm25"
             result.embeddings = {"status": "skipped", "message": why}
             return
+        from znt.index.embed import stage
+
         key = stage.configured_name(config)
         prev = self._prev_embed
         if result.mode == "noop" and prev.get("complete") and prev.get("model") == key:
@@ -909,6 +912,14 @@ class Scanner:
             rows = con.execute("SELECT path, size, mtime_ns, status, hash FROM files").fetchall()
         files = {r[0]: (int(r[1] or 0), int(r[2] or 0), str(r[3]), str(r[4] or "")) for r in rows}
         return counts, files, generation
+
+
+def parse_files(*args: Any, **kwargs: Any) -> Iterator[ParsedFile | tuple[str, None]]:
+    """``znt.index.parse.parse_files``, imported when a scan parses (with the extractor,
+    the lexical and embedding rows, the sink): about 5 ms of a no-op rescan's start."""
+    from znt.index.parse import parse_files as parse
+
+    return parse(*args, **kwargs)
 
 
 def _import_writer() -> None:
@@ -975,13 +986,12 @@ def _same_content(root: Path, rel: str, known: tuple[int, int, str, str | None] 
     if known is None or known[3] is None:
         return False
     from znt.fsguard import read_source
-    from znt.index.parse import content_hash
 
     try:
         data, _st = read_source(root, rel)
     except OSError:
         return False
-    return len(data) == known[0] and content_hash(data) == known[3]
+    return len(data) == known[0] and manifest_mod.content_hash(data) == known[3]
 
 
 def _lang_of(path: str) -> str | None:
