@@ -12,7 +12,6 @@ that the freshness block every answer carries reads the head alone.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from dataclasses import dataclass, field
@@ -24,7 +23,9 @@ def content_hash(data: bytes) -> str:
     """The hash a file's content is known by (``files.hash``, the manifest's fourth field).
     Here rather than with the parser: a rescan whose changed mtimes hide the same bytes
     checks them without loading the parse stage."""
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    from hashlib import blake2b  # scan-time only: the read paths load this module too
+
+    return blake2b(data, digest_size=16).hexdigest()
 
 
 @dataclass
