@@ -378,6 +378,39 @@ def test_a_no_op_rescan_loads_neither_the_parser_nor_the_embedder(tmp_path):
     assert out[0] == "exit 0" and "znt.index.parse" in out[1]
 
 
+def test_one_shot_commands_load_duckdbs_engine_without_its_python_layer(tmp_path):
+    """A rescan, a search and a graph query open the index through ``_duckdb``, the
+    compiled engine, and never import the ``duckdb`` package's Python layer (relations,
+    expressions, a version lookup through importlib.metadata): about 70 ms of every
+    one-shot command (znt/index/engine.py)."""
+    pytest.importorskip("_duckdb")
+    (tmp_path / "a.py").write_text("def alpha():\n    return beta()\n\ndef beta():\n    return 1\n")
+    assert run_znt("scan", "--no-embed", "-q", str(tmp_path)).returncode == 0
+    (tmp_path / "a.py").write_text("def alpha():\n    return beta()\n\ndef beta():\n    return 2\n")
+    loaded = "sorted(m for m in ('duckdb', '_duckdb') if m in sys.modules)"
+    for args in (
+        ["scan", "--no-embed", "-q"],
+        ["search", "alpha", "--mode", "lexical"],
+        ["graph", "a.alpha", "--depth", "1"],
+        ["stats"],
+    ):
+        assert _after_main(args, tmp_path, loaded) == ["exit 0", "['_duckdb']"], args
+
+
+def test_the_engine_module_raises_what_callers_of_duckdb_catch():
+    """Callers of the Python API catch ``duckdb.Error``: the engine module's classes must
+    be those very classes, and its connections those of ``duckdb.connect``."""
+    import duckdb
+
+    from znt.index.engine import duckdb as engine
+
+    assert engine.Error is duckdb.Error and engine.IOException is duckdb.IOException
+    con = engine.connect(":memory:")
+    assert isinstance(con, duckdb.DuckDBPyConnection)
+    with pytest.raises(duckdb.CatalogException):
+        con.execute("SELECT * FROM no_such_table")
+
+
 def test_mistyped_command_suggests_by_edit_distance():
     proc = run_znt("serach", "x")
     assert proc.returncode == 2 and "Did you mean 'search'?" in proc.stderr

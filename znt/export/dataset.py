@@ -85,7 +85,7 @@ REWRITE: dict[str, dict[str, str]] = {
 
 def exports(folder: Path) -> list[Export]:
     """Every export recorded in the dataset, newest first."""
-    import duckdb
+    from znt.index.engine import duckdb
 
     record = folder / REPOSITORIES
     files = sorted(record.glob(f"repository=*/commit=*/{DATA_FILE}")) if record.is_dir() else []
@@ -143,8 +143,7 @@ def open_dataset(
     """An in-memory DuckDB connection with the index's views over the chosen exports.
 
     ``link`` adds the cross-repository edges (it reads every edge once, at open)."""
-    import duckdb
-
+    from znt.index.engine import duckdb
     from znt.index.store import SCHEMA_VERSION
 
     folder = folder.absolute()

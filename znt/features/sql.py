@@ -196,9 +196,8 @@ def sql(project: Project, text: str, *, limit: int, timeout: float = DEFAULT_TIM
     """Run the guarded statement ``text`` (``sqlguard.guard``) over a private copy of the
     index with file access switched off by configuration: at most ``limit`` rows,
     ``timeout`` seconds, ``MEMORY_LIMIT`` of memory and ``MAX_OUTPUT_BYTES`` of text."""
-    import duckdb
-
     from znt.index import store
+    from znt.index.engine import duckdb
 
     if not timeout or timeout <= 0:
         raise UsageError("timeout must be a positive number of seconds", timeout=timeout)

@@ -58,7 +58,7 @@ def guard(query: str) -> str:
     SUMMARIZE) and nothing else; raise ``UsageError`` (exit 2) before anything runs."""
     import re
 
-    import duckdb
+    from znt.index.engine import duckdb
 
     text = (query or "").strip()
     if not text:

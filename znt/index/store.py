@@ -216,7 +216,7 @@ def _is_lock_error(exc: Exception) -> bool:
 
 def _retrying(open_once: Callable[[], T], timeout: float | None) -> T:
     """Call ``open_once`` until it stops failing on another process's lock, within a bound."""
-    import duckdb
+    from znt.index.engine import duckdb
 
     deadline = time.monotonic() + (lock_timeout() if timeout is None else timeout)
     delay = 0.01
@@ -241,7 +241,7 @@ def connect(
 
     DuckDB spills to ``temp_dir`` (a folder of the scan's own, made fresh) or nowhere: its
     default, ``<database>.tmp`` beside the file, is a name a repository can ship as a link."""
-    import duckdb
+    from znt.index.engine import duckdb
 
     def once() -> duckdb.DuckDBPyConnection:
         config: dict[str, str | bool | int | float | list[str]] = {
@@ -269,7 +269,7 @@ def _reader_instance() -> duckdb.DuckDBPyConnection:
     global _reader
     with _reader_lock:
         if _reader is None:
-            import duckdb
+            from znt.index.engine import duckdb
 
             # No spill folder: the default would be ``.tmp`` in the working directory.
             _reader = duckdb.connect(":memory:", config={"temp_directory": ""})
@@ -313,7 +313,7 @@ def open_index(path: Path, *, read_only: bool = True) -> Iterator[duckdb.DuckDBP
     ``_reader_instance``); writers get a connection of their own."""
     _check_file(path)
     if read_only:
-        import duckdb
+        from znt.index.engine import duckdb
 
         try:
             # Copies exist only where ``readcopy.enable`` ran; a one-shot command never
@@ -390,7 +390,7 @@ _DAMAGE_WORDS = (
 
 
 def _looks_damaged(exc: Exception) -> bool:
-    import duckdb
+    from znt.index.engine import duckdb
 
     if _is_lock_error(exc):
         return False
