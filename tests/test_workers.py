@@ -68,3 +68,20 @@ def test_a_worker_that_dies_after_meanwhile_is_replaced_and_the_rest_finish() ->
 def test_without_meanwhile_the_pool_behaves_as_before() -> None:
     pool = workers.Pool(2, _failed, work=_double)
     assert sorted(pool.run(_jobs(*range(20)))) == [2 * i for i in range(20)]
+
+
+def test_on_lost_runs_before_a_replacement_worker_is_forked() -> None:
+    """The scanner opens the index (DuckDB's threads) in ``meanwhile`` on a small rescan;
+    ``on_lost`` must close it before a worker is forked to replace a dead one."""
+    events: list[str] = []
+    pool = workers.Pool(1, _failed, work=_double, on_lost=lambda: events.append("lost"))
+    spawn = pool._spawn
+
+    def recorded_spawn() -> Any:
+        events.append("spawn")
+        return spawn()
+
+    pool._spawn = recorded_spawn  # type: ignore[method-assign]
+    results = list(pool.run(_jobs(5, -1, 7), lambda: events.append("meanwhile")))
+    assert sorted(results, key=str) == sorted([10, ("failed", -1), 14], key=str)
+    assert events == ["spawn", "meanwhile", "lost", "spawn"]

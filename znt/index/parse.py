@@ -255,11 +255,13 @@ def parse_files(
     close_fds: tuple[int, ...] = (),
     meanwhile: Callable[[], object] | None = None,
     digest: Digest | None = None,
+    on_lost: Callable[[], None] | None = None,
 ) -> Iterator[ParsedFile | tuple[str, None]]:
     """Parse ``jobs``, yielding results as they complete (the order is not the job order);
-    ``meanwhile`` runs in this process once the workers have their first jobs (``Pool.run``);
-    ``digest`` (a module-level function: a fork server's worker unpickles it) digests each
-    file's rows in its worker.
+    ``meanwhile`` runs in this process once the workers have their first jobs, and
+    ``on_lost`` before a worker that died or hung is replaced (``Pool.run``); ``digest`` (a
+    module-level function: a fork server's worker unpickles it) digests each file's rows in
+    its worker.
 
     Always in worker processes (znt/index/workers.py): a file that crashes or hangs its
     parser costs that file, reported as skipped with the reason, never the scan. One worker
@@ -275,7 +277,7 @@ def parse_files(
     # Big files first so that no worker is left with a giant file at the end.
     ordered = sorted(jobs, key=lambda j: -_size(j.abspath))
     work = functools.partial(parse_in_worker, digest=digest) if digest else parse_in_worker
-    pool = Pool(min(workers, len(ordered)), _failed, close_fds, work=work)
+    pool = Pool(min(workers, len(ordered)), _failed, close_fds, work=work, on_lost=on_lost)
     for res in pool.run(ordered, meanwhile):
         if on_done:
             on_done(1)

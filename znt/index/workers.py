@@ -123,9 +123,11 @@ class Pool:
         close_fds: tuple[int, ...] = (),
         *,
         work: Callable[[Any], tuple[Result, dict[str, int]]],
+        on_lost: Callable[[], None] | None = None,
     ) -> None:
         self.size = max(1, size)
         self.work = work
+        self.on_lost = on_lost
         self.failed = failed
         self.close_fds = close_fds
         self.timeout = parse_timeout()
@@ -168,7 +170,12 @@ class Pool:
 
     def _lost(self, worker: _Worker, reason: str, pending: deque[tuple[int, Any]]) -> Result:
         """The worker died or was killed during its current job: cut its row files back,
-        give its other jobs back, and say what happened to the current one."""
+        give its other jobs back, and say what happened to the current one. ``on_lost``
+        runs first: what the caller started in ``meanwhile`` that must not be in this
+        process when a replacement is forked (the scanner's early index connection, whose
+        DuckDB threads a fork would copy in whatever state they are)."""
+        if self.on_lost is not None:
+            self.on_lost()
         self._retire(worker)
         _truncate(worker.process.pid, worker.sizes, self._folders)
         index = worker.current
@@ -189,8 +196,8 @@ class Pool:
         """Yield each job's result as it comes. ``meanwhile`` is called once, when the first
         workers have their jobs: work of the caller's that can overlap the parse (on a
         one-file rescan the parse and the import of the writer's modules take about as long
-        as each other). It must start no thread: a worker that replaces a dead one is
-        forked from this process."""
+        as each other). Threads it starts must be gone once ``on_lost`` has run: a worker
+        that replaces a dead one is forked from this process."""
         from multiprocessing.connection import wait
 
         self._jobs = dict(enumerate(jobs))

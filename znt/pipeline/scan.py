@@ -56,6 +56,11 @@ MAX_PROBLEMS_SHOWN = 50
 PARSE_RATE = 1_500_000
 RACY_NS = 2_000_000_000  # mtimes this close to the previous scan's start are not trusted
 RACY_CHECK_MAX = 64
+# A rescan of at most this many files opens the index while its one worker parses them
+# (``Scanner._open_early``): opening is ~25 ms of a one-file rescan and the scanner had
+# nothing else to do during the worker's ~50 ms. Bigger rescans open it after the parse, so
+# that readers are never locked out for a long parse.
+EARLY_OPEN_MAX = 8
 
 
 @dataclass
@@ -285,6 +290,9 @@ class Scanner:
         self.rows_digests: dict[str, str | None] = {}
         self._prev_embed: dict[str, Any] = {}
         self._lock_fd = -1
+        # The index opened for writing during the parse, with the stored digests of the
+        # files being parsed (``_open_early``); None until then and once used or closed.
+        self._early: _EarlyOpen | None = None
         self.phase_ms: dict[str, int] = {}
         self._phase_start = time.monotonic()
 
@@ -553,12 +561,15 @@ class Scanner:
             from znt.graph.interface import row_digests
 
             keep_out = (self._lock_fd,) if self._lock_fd >= 0 else ()
+            early = not full and len(jobs) <= EARLY_OPEN_MAX
+            paths = [job.path for job in jobs]
             for res in parse_files(
                 jobs,
                 on_done=on_done,
                 close_fds=keep_out,
-                meanwhile=_import_writer,
+                meanwhile=(lambda: self._open_early(paths, tmpdir)) if early else _import_writer,
                 digest=row_digests,
+                on_lost=self._close_early,
             ):
                 if isinstance(res, tuple):
                     vanished.append(res[0])
@@ -578,6 +589,7 @@ class Scanner:
             # Files re-read only because their mtime was suspect, found identical.
             touched = [(p, m) for p, m in touched if known.get(p, (0, -1))[1] != m]
             if not full and not replaced and not gone and not touched:
+                self._close_early()
                 return self._noop(
                     result, t0, prev_manifest, fp, found, known, parse_problems, moved
                 )
@@ -616,8 +628,46 @@ class Scanner:
             self._finish(result, t0, fp, found, files, generation)
             return result
         finally:
+            self._close_early()
             close_sinks(str(tmpdir))
             shutil.rmtree(tmpdir, ignore_errors=True)
+
+    def _open_early(self, paths: list[str], rows: Path) -> None:
+        """While the worker parses ``paths`` (a small rescan): import the writer's modules,
+        open the index for writing and read the digests stored with ``paths``, which is what
+        ``_write_incremental`` starts with. One attempt: if the index is locked or not one
+        this version reads, nothing is kept, and the write opens it as before (and reports
+        what it finds). The connection starts DuckDB's threads, so a worker that replaces a
+        dead one is not forked until it is closed (``parse_files(on_lost=...)``)."""
+        _import_writer()
+        from znt.index import store
+
+        try:
+            con = store.connect(
+                self.project.index_path,
+                read_only=False,
+                timeout=0,
+                temp_dir=rows / "duckdb-spill",
+            )
+        except Exception:
+            return
+        try:
+            store.check_schema(con)
+            digests = _stored_digests(con, paths)
+        except Exception:
+            con.close()
+            return
+        except BaseException:
+            con.close()
+            raise
+        self._early = _EarlyOpen(con, digests)
+
+    def _close_early(self) -> None:
+        """Close the index opened by ``_open_early`` (nothing was written through it)."""
+        early, self._early = self._early, None
+        if early is not None:
+            with contextlib.suppress(Exception):
+                early.con.close()
 
     def _noop(
         self,
@@ -739,17 +789,23 @@ class Scanner:
         from znt.index.embed.stage import prune
 
         changed = sorted(set(replaced) | set(gone))
-        con = store.connect(
-            self.project.index_path, read_only=False, temp_dir=rows / "duckdb-spill"
-        )
+        early, self._early = self._early, None
+        if early is not None:
+            con = early.con
+        else:
+            con = store.connect(
+                self.project.index_path, read_only=False, temp_dir=rows / "duckdb-spill"
+            )
         try:
-            store.check_schema(con)
+            if early is None:
+                store.check_schema(con)
             con.execute("BEGIN")
             # What other files' edges read of the replaced files, and what their own edges
             # read of them, as stored and as their workers digested the new rows: an edit
             # that leaves the first as it was re-derives the file's own edges only, one that
-            # leaves both none (znt/graph/interface.py).
-            before, stored_rows = _stored_digests(con, replaced)
+            # leaves both none (znt/graph/interface.py). Read during the parse when the index
+            # was opened then (for every parsed file: ``replaced`` is a part of them).
+            before, stored_rows = early.digests if early else _stored_digests(con, replaced)
             after = {p: self.digests.get(p) for p in replaced}
             derive = bool(gone) or any(
                 not before.get(p) or before.get(p) != after[p] for p in replaced
@@ -930,11 +986,20 @@ def _import_writer() -> None:
     the two used to follow each other. DuckDB's engine is about 15 ms of it since decision
     0031 (the whole ``duckdb`` package was ~75 ms, longer than the worker's parse).
     Imports only: connecting starts DuckDB's threads, and a parse worker that replaces a
-    dead one is forked from this process."""
+    dead one is forked from this process; a small rescan connects too, in
+    ``Scanner._open_early``, which the pool closes before it forks a replacement."""
     from znt.graph import interface, resolve  # noqa: F401
     from znt.index import lexical, store  # noqa: F401
     from znt.index.embed import stage  # noqa: F401
     from znt.index.engine import duckdb  # noqa: F401
+
+
+@dataclass
+class _EarlyOpen:
+    """The index opened for writing during a small rescan's parse (``Scanner._open_early``)."""
+
+    con: Any
+    digests: tuple[dict[str, tuple[str, str] | None], dict[str, str | None]]
 
 
 def _stored_digests(
