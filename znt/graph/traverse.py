@@ -544,17 +544,18 @@ def neighbourhood(
     for ``both``), at most ``max_nodes`` of them.
 
     A level that would overflow the bound keeps the nodes reached by the most certain edges
-    first (then by id, for a stable answer) and the walk stops there, ``truncated``."""
-    nx = _networkx()
-    walk = Walk(graph=nx.DiGraph())
-    graph = walk.graph
+    first (then by id, for a stable answer) and the walk stops there, ``truncated``.
+
+    networkx is first needed once the levels are loaded: a one-shot ``znt graph`` imports
+    it on a thread of its own (znt/warmup.py), and the levels' queries, which let go of the
+    interpreter's lock, run while it does."""
+    walk = Walk()
     first = list(dict.fromkeys(start))
     if len(first) > max_nodes:
         walk.truncated = True
         walk.dropped += len(first) - max_nodes
         first = first[:max_nodes]
     kept = dict.fromkeys(first, 0)
-    graph.add_nodes_from(first)
     frontier = [s for s in first if not is_external(s)]
     for level in range(1, depth + 1):
         if not frontier or walk.truncated:
@@ -590,6 +591,8 @@ def neighbourhood(
         for nb in reached:
             kept[nb] = level
         frontier = [nb for nb in reached if not is_external(nb)]
+    walk.graph = graph = _networkx().DiGraph()
+    graph.add_nodes_from(first)
     graph.add_edges_from(
         sorted((s, d, {"kind": k}) for (s, d, k) in walk.edges if s in kept and d in kept)
     )
@@ -662,9 +665,9 @@ def shortest_paths(
 
     Every edge of every shortest path is loaded: a node at position i of a path of length
     L = a + b (a forward levels, b backward) was either expanded forward (i < a) or its
-    successor was expanded backward, so the loaded edges hold them all."""
-    nx = _networkx()
-    walk = Walk(graph=nx.DiGraph())
+    successor was expanded backward, so the loaded edges hold them all. As in
+    ``neighbourhood``, networkx is first needed once the levels are loaded."""
+    walk = Walk()
     fdist = {s: 0 for s in dict.fromkeys(sources)}
     bdist = {t: 0 for t in dict.fromkeys(targets)}
     ffront = [s for s in fdist if not is_external(s)]
@@ -704,7 +707,7 @@ def shortest_paths(
         else:
             bfront = new
     walk.levels = flevel + blevel
-    graph = walk.graph
+    walk.graph = graph = _networkx().DiGraph()
     graph.add_edges_from(
         sorted((s, d, {"kind": k}) for (s, d, k) in walk.edges if not is_external(d) or d in bdist)
     )
