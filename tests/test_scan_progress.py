@@ -116,3 +116,25 @@ def test_no_file_or_a_broken_one_is_no_progress(tmp_path: Path) -> None:
     project.ensure_dir()
     progress.progress_path(project).write_text("{not json")
     assert progress.read_progress(project) is None
+
+
+def test_status_keeps_a_finishing_scans_end_while_it_still_holds_the_lock(tmp_path: Path) -> None:
+    """Between its ``completed`` step and its release of the lock a scan removes its row
+    folder; ``status`` then sees the lock held and the progress ``completed``. That is this
+    scan's end (no ``completed_at`` yet), not a previous scan's: the phase stays
+    ``completed`` (an MCP client polling ``status`` saw ``ast`` again there). A previous
+    scan's end under a new scan's lock is that new scan starting."""
+    from znt.features.status import _progress
+
+    project = Project(tmp_path)
+    project.ensure_dir()
+    p = progress.ProgressFile(project, scan_id="scan_1")
+    p("ast", 1, 1)
+    p("embedding", 4, 4)
+    p("completed", 1, 1)  # Scanner._finish's last step, inside the lock
+    shown = _progress(project, "Scanning")
+    assert shown is not None and shown["phase"] == "completed", shown
+    p.finish("scan_1")  # after the release: a previous scan's end from now on
+    shown = _progress(project, "Scanning")  # a new scan took the lock, not yet reporting
+    assert shown is not None and (shown["phase"], shown["percent"]) == ("ast", 0.0), shown
+    assert _progress(project, "Idle") == read(project)

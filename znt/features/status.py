@@ -162,9 +162,16 @@ def status(requested: Path) -> StatusBody:
 
 def _progress(project: Project, state: str) -> ScanProgress | None:
     """``read_progress``, kept in step with the lock: while a scan holds it but has not yet
-    written its own progress, the first phase at 0% (not the previous scan's end)."""
+    written its own progress, the first phase at 0% (not the previous scan's end). A scan
+    that has reported ``completed`` still holds the lock while it removes its row folder
+    and releases it (``read_progress`` shows it ``completed``; its final write, with
+    ``completed_at``, comes after the release): that one is the scan's own end, not a
+    previous scan's, and the phase must not go back to ``ast``."""
     progress = read_progress(project)
-    if state == "Scanning" and (progress is None or progress.get("status") != "scanning"):
+    if state != "Scanning" or progress is None:
+        return starting(str(project.root)) if state == "Scanning" else progress
+    releasing = progress.get("phase") == "completed" and progress.get("completed_at") is None
+    if progress.get("status") != "scanning" and not releasing:
         return starting(str(project.root))
     return progress
 
