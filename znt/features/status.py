@@ -168,12 +168,14 @@ def _progress(project: Project, state: str) -> ScanProgress | None:
     ``completed_at``, comes after the release): that one is the scan's own end, not a
     previous scan's, and the phase must not go back to ``ast``."""
     progress = read_progress(project)
-    if state != "Scanning" or progress is None:
-        return starting(str(project.root)) if state == "Scanning" else progress
-    releasing = progress.get("phase") == "completed" and progress.get("completed_at") is None
-    if progress.get("status") != "scanning" and not releasing:
-        return starting(str(project.root))
-    return progress
+    if state != "Scanning":
+        return progress
+    if progress is not None and (
+        progress.get("status") == "scanning"
+        or (progress.get("phase") == "completed" and progress.get("completed_at") is None)
+    ):
+        return progress
+    return starting(str(project.root))
 
 
 def _embedding_state(con: Any) -> dict[str, Any]:
