@@ -1,6 +1,6 @@
 """The parse workers' fast paths write exactly what the plain ones wrote.
 
-``postings_csv`` formats ``lex_postings`` rows without the ``csv`` module, the sink buffers
+``document_rows`` weighs and formats ``lex_postings`` rows without the ``csv`` module, the sink buffers
 its CSV in memory, and the type flow tests a value's presence through a set of its compared
 fields: each must give the bytes (or the answer) of the code it replaced.
 """
@@ -12,7 +12,7 @@ import io
 from dataclasses import fields
 from pathlib import Path
 
-from znt.index.lexical import document_rows, postings_csv
+from znt.index.lexical import FIELDS, _path_text, document_rows, symbol_key, tokenize
 from znt.index.store import CsvSink, csv_field
 from znt.index.syntax import Value
 from znt.index.typeflow import _value_key
@@ -31,7 +31,7 @@ SYMBOLS = [
     ("shapes.py", "shapes.py", "shapes", "shapes", "namespace", "module", None, 1, 8, 0,
      len(SOURCE), "", "Shapes, and how to draw them.", "source"),
     ("shapes.py::Circle", "shapes.py", "Circle", "Circle", "declaration", "class",
-     "shapes.py", 4, 8, 40, len(SOURCE), "class Circle(Shape)", "A round shape.", "source"),
+     "shapes.py", 4, 8, SOURCE.index(b"class"), len(SOURCE), "class Circle(Shape)", "A round shape.", "source"),
 ]  # fmt: skip
 
 
@@ -41,11 +41,41 @@ def _csv(rows: list[tuple[object, ...]]) -> str:
     return buf.getvalue()
 
 
-def test_postings_text_is_what_the_csv_writer_writes() -> None:
+def _plain_postings(path: str) -> list[tuple[str, int, str, float]]:
+    """BM25F postings of SYMBOLS computed the plain way: each field and each body tokenized
+    on its own, the weights summed in a dict and rounded."""
+    rows = []
+    for sym in SYMBOLS:
+        weighted: dict[str, float] = {}
+        body = SOURCE[sym[9] : sym[10]].decode("utf-8", "replace")
+        fields = {
+            "name": sym[2],
+            "qualified_name": sym[3],
+            "signature": sym[11],
+            "doc": sym[12],
+            "path": _path_text(path),
+            "body": body,
+        }
+        for field, text in fields.items():
+            terms = tokenize(text)
+            weight, b, ref = FIELDS[field]
+            for t in terms:
+                weighted[t] = weighted.get(t, 0.0) + weight / (1 - b + b * len(terms) / ref)
+        rows += [(path, symbol_key(sym[0]), t, round(w, 3)) for t, w in weighted.items()]
+    return rows
+
+
+def test_postings_text_has_the_plainly_computed_rows_in_csv() -> None:
     for path in ("shapes.py", 'odd, "name"\nhere/x.py', "a b/ü.py"):
-        _docs, postings = document_rows(path, SYMBOLS, SOURCE)
-        assert postings, "the sample must give postings"
-        assert postings_csv(path, postings) == _csv(list(postings))
+        _docs, text = document_rows(path, SYMBOLS, SOURCE)
+        parsed = [
+            (f, int(sid), term, float(w))
+            for f, sid, term, w in csv.reader(io.StringIO(text, newline=""))
+        ]
+        expected = _plain_postings(path)
+        assert len(expected) > 20, "the sample must give postings"
+        assert sorted(parsed) == sorted(expected)
+        assert text.endswith("\r\n") and text.count("\r\n") == len(expected)
 
 
 def test_csv_field_quotes_as_the_writer_does() -> None:

@@ -23,7 +23,7 @@ from znt.index.languages import (
     reset_current_root,
     set_current_root,
 )
-from znt.index.lexical import document_rows, postings_csv, search_card
+from znt.index.lexical import document_rows, search_card
 from znt.index.manifest import content_hash
 from znt.index.store import CsvSink, csv_rows, rows_digest
 
@@ -140,9 +140,8 @@ def _write_rows(
     if facts is not None:
         for table in ("symbols", "refs", "imports", "import_candidates"):
             texts[table] = csv_rows(rows[table])
-        docs, postings = document_rows(res.path, facts.symbols, source)
+        docs, texts["lex_postings"] = document_rows(res.path, facts.symbols, source)
         texts["lex_docs"] = csv_rows(docs)
-        texts["lex_postings"] = postings_csv(res.path, postings)
         texts["embed_docs"] = csv_rows(
             embed_rows(res.path, lang, facts.symbols, source, job.embed_tests)
         )
