@@ -10,6 +10,7 @@ project folders by a suffix of its path.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -179,16 +180,21 @@ class GoSyntax(SyntaxRules):
         return max(seen)[2]
 
 
-# Nodes that declare names inside a function, and the fields that hold those names.
-_DECLARING = {
-    "parameter_declaration": "name",
-    "variadic_parameter_declaration": "name",
-    "short_var_declaration": "left",
-    "var_spec": "name",
-    "range_clause": "left",
-    "receive_statement": "left",
-    "type_switch_statement": "alias",
-}
+# Nodes that declare names inside a function (@decl), and the names they declare (@name): the
+# field that holds them is a name, or holds names (``a, b := ...``). Only the patterns the
+# grammar allows are listed: tree-sitter rejects the others (``left`` of ``:=`` is always a list).
+_DECLARING = """
+(parameter_declaration name: (identifier) @name) @decl
+(parameter_declaration name: (_ (identifier) @name)) @decl
+(variadic_parameter_declaration name: (identifier) @name) @decl
+(variadic_parameter_declaration name: (_ (identifier) @name)) @decl
+(var_spec name: (identifier) @name) @decl
+(var_spec name: (_ (identifier) @name)) @decl
+(short_var_declaration left: (_ (identifier) @name)) @decl
+(range_clause left: (_ (identifier) @name)) @decl
+(receive_statement left: (_ (identifier) @name)) @decl
+(type_switch_statement alias: (_ (identifier) @name)) @decl
+"""
 _FUNCTIONS = ("function_declaration", "method_declaration")
 _PARAMETERS = ("parameter_declaration", "variadic_parameter_declaration")
 # Where a name declared inside them stops being in sight (Go's implicit and explicit blocks).
@@ -234,29 +240,31 @@ Declarations = dict[str, list[tuple[int, int, int]]]
 _DECLARED: dict[tuple[int, int, int], Declarations] = {}
 
 
+@functools.cache
+def _declaration_query() -> Any:
+    from tree_sitter import Query
+    from tree_sitter_language_pack import get_language
+
+    return Query(get_language("go"), _DECLARING)
+
+
 def _declarations(top: Any) -> Declarations:
     """The names ``top`` (a function or method declaration) declares, each with where the
     declaration is in sight: a parameter in its whole function (literal), any other name
-    from its declaration to the end of the block around it."""
+    from its declaration to the end of the block around it. The declaring nodes are found
+    by a query matched in C: a walk in Python over every named node of the function was
+    ~16% of a Go file's extraction."""
     key = (top.start_byte, top.end_byte, hash(top.text))
     found = _DECLARED.get(key)
     if found is not None:
         return found
     if len(_DECLARED) > 256:
         _DECLARED.clear()
+    from tree_sitter import QueryCursor
+
     out: Declarations = {}
-    stack = [top]
-    while stack:
-        n = stack.pop()
-        field = _DECLARING.get(n.type)
-        if field is not None:
-            region = _region(n)
-            for holder in n.children_by_field_name(field):
-                ids = [holder] if holder.type == "identifier" else holder.named_children
-                for ident in ids:
-                    if ident.type == "identifier":
-                        out.setdefault(node_text(ident), []).append(region)
-        stack.extend(n.named_children)
+    for _pattern, caps in QueryCursor(_declaration_query()).matches(top):
+        out.setdefault(node_text(caps["name"][0]), []).append(_region(caps["decl"][0]))
     _DECLARED[key] = out
     return out
 
