@@ -41,7 +41,7 @@ def _csv(rows: list[tuple[object, ...]]) -> str:
     return buf.getvalue()
 
 
-def _plain_postings(path: str) -> list[tuple[str, int, str, float]]:
+def _plain_postings(path: str) -> list[tuple[int, str, float]]:
     """BM25F postings of SYMBOLS computed the plain way: each field and each body tokenized
     on its own, the weights summed in a dict and rounded."""
     rows = []
@@ -61,7 +61,7 @@ def _plain_postings(path: str) -> list[tuple[str, int, str, float]]:
             weight, b, ref = FIELDS[field]
             for t in terms:
                 weighted[t] = weighted.get(t, 0.0) + weight / (1 - b + b * len(terms) / ref)
-        rows += [(path, symbol_key(sym[0]), t, round(w, 3)) for t, w in weighted.items()]
+        rows += [(symbol_key(sym[0]), t, round(w, 3)) for t, w in weighted.items()]
     return rows
 
 
@@ -69,8 +69,7 @@ def test_postings_text_has_the_plainly_computed_rows_in_csv() -> None:
     for path in ("shapes.py", 'odd, "name"\nhere/x.py', "a b/ü.py"):
         _docs, text = document_rows(path, SYMBOLS, SOURCE)
         parsed = [
-            (f, int(sid), term, float(w))
-            for f, sid, term, w in csv.reader(io.StringIO(text, newline=""))
+            (int(sid), term, float(w)) for sid, term, w in csv.reader(io.StringIO(text, newline=""))
         ]
         expected = _plain_postings(path)
         assert len(expected) > 20, "the sample must give postings"

@@ -275,6 +275,26 @@ def test_postings_follow_edits(tmp_path: Path) -> None:
     assert query(root, "SELECT count(*) FROM lex_postings WHERE term = 'alpha_handler'") == [(0,)]
 
 
+def test_each_posting_is_stored_with_its_documents_file(tmp_path: Path) -> None:
+    # Postings are staged without their file (store.STAGED_COLUMNS); the load takes it from
+    # the staged documents, on a full build and on a rescan of one file.
+    root = tmp_path / "p"
+    (root / "pkg, odd").mkdir(parents=True)
+    (root / "a.py").write_text("def alpha_handler():\n    return 1\n")
+    (root / "pkg, odd" / "b.py").write_text("class Beta:\n    def run(self):\n        pass\n")
+    assert run_znt("scan", cwd=root).returncode == 0
+    (root / "a.py").write_text("def alpha_handler():\n    return delta_value\n")
+    assert run_znt("scan", cwd=root).returncode == 0
+    by_file = query(root, "SELECT file, count(*) FROM lex_postings GROUP BY file ORDER BY file")
+    assert [f for f, _n in by_file] == ["a.py", "pkg, odd/b.py"]
+    assert query(root, "SELECT DISTINCT file FROM lex_postings WHERE term = 'delta_value'") == [("a.py",)]
+    mismatched = (
+        "SELECT count(*) FROM lex_postings p JOIN lex_docs d USING (sid) WHERE p.file <> d.file"
+    )
+    assert query(root, mismatched) == [(0,)]
+    assert query(root, "SELECT count(*) FROM lex_postings WHERE file IS NULL") == [(0,)]
+
+
 def test_docs_examples_and_vendored_code_rank_below_the_projects_own(tmp_path: Path) -> None:
     root = tmp_path / "p"
     # The same function three times: in the project, in a doc example, in a vendored copy.

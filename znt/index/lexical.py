@@ -64,9 +64,11 @@ _STOP_TEXT = """
 STOPWORDS = frozenset(_STOP_TEXT.split())
 
 
+@lru_cache(maxsize=1 << 15)
 def stem(word: str) -> str:
     """A light plural/verb-ending stemmer: enough to meet ``files`` with ``file`` and
-    ``parsing`` with ``parse``, cautious enough not to mangle identifiers."""
+    ``parsing`` with ``parse``, cautious enough not to mangle identifiers. Cached: the parts
+    of identifiers repeat far more than the identifiers do."""
     n = len(word)
     if n <= 3 or not word.isalpha():
         return word
@@ -192,7 +194,8 @@ def document_rows(
     path: str, symbols: Sequence[Sequence[Any]], source: bytes
 ) -> tuple[list[tuple[Any, ...]], str]:
     """The ``lex_docs`` rows of one file's symbols, and its ``lex_postings`` rows as the CSV
-    text a sink's writer would write (``store.CsvSink.add_text``).
+    text a sink's writer would write (``store.CsvSink.add_text``), in the columns they are
+    staged in (``store.STAGED_COLUMNS``: sid, term, weight; the load adds the file).
 
     ``symbols`` are rows in the order of store.TABLES["symbols"] (id, file, name,
     qualified_name, type, kind, parent_id, start_line, end_line, start_byte, end_byte,
@@ -214,9 +217,6 @@ def document_rows(
     per_token = list(map(terms_of.__getitem__, tokens))
     term_seq = list(chain.from_iterable(per_token))
     term_at = [0, *accumulate(map(len, per_token))]  # token i's terms start at term_at[i]
-    from znt.index.store import csv_field
-
-    qpath = csv_field(path)
     body_weight, body_b, body_ref = FIELDS["body"]
     for row in symbols:
         sym_id, name, qname = row[0], row[2] or "", row[3] or ""
@@ -251,7 +251,7 @@ def document_rows(
             continue
         sid = symbol_key(sym_id)
         docs.append((path, sym_id, sid, float(length), row[13], row[4], row[5]))
-        head = f"{qpath},{sid},"
+        head = f"{sid},"
         if body:
             # A body term's weight is its fields' weight plus its body's (two terms added,
             # so the order of the addition cannot change the value).
