@@ -287,12 +287,50 @@ def test_each_posting_is_stored_with_its_documents_file(tmp_path: Path) -> None:
     assert run_znt("scan", cwd=root).returncode == 0
     by_file = query(root, "SELECT file, count(*) FROM lex_postings GROUP BY file ORDER BY file")
     assert [f for f, _n in by_file] == ["a.py", "pkg, odd/b.py"]
-    assert query(root, "SELECT DISTINCT file FROM lex_postings WHERE term = 'delta_value'") == [("a.py",)]
+    assert query(root, "SELECT DISTINCT file FROM lex_postings WHERE term = 'delta_value'") == [
+        ("a.py",)
+    ]
     mismatched = (
         "SELECT count(*) FROM lex_postings p JOIN lex_docs d USING (sid) WHERE p.file <> d.file"
     )
     assert query(root, mismatched) == [(0,)]
     assert query(root, "SELECT count(*) FROM lex_postings WHERE file IS NULL") == [(0,)]
+
+
+def test_each_symbols_card_is_what_search_shows_of_its_row(tmp_path: Path) -> None:
+    # The load builds the card (store.SEARCH_CARD_SQL) from the row: the description is the
+    # docstring's first paragraph, at most 300 characters (not bytes).
+    root = tmp_path / "p"
+    root.mkdir()
+    first = "Déjà vu " + "é" * 400
+    (root / "m.py").write_text(
+        f'def handler(x, y=1):\n    """{first}\n\n    More."""\n\n\nclass K:\n    v = 1\n',
+        encoding="utf-8",
+    )
+    assert run_znt("scan", cwd=root).returncode == 0
+    rows = query(
+        root,
+        "SELECT name, qualified_name, type, kind, role, file, start_line, end_line, signature, "
+        "doc, language, card FROM symbols ORDER BY id",
+    )
+    assert len(rows) == 4
+    for name, qname, type_, kind, role, file, start, end, sig, doc, lang, card in rows:
+        assert json.loads(card) == {
+            "name": name,
+            "qualified_name": qname,
+            "type": type_,
+            "kind": kind,
+            "role": role,
+            "file": file,
+            "start_line": start,
+            "end_line": end,
+            "signature": sig or "",
+            "description": (doc or "").split("\n\n")[0][:300],
+            "language": lang,
+        }
+    (card,) = query(root, "SELECT card FROM symbols WHERE name = 'handler'")[0]
+    assert json.loads(card)["description"] == first[:300]
+    assert json.loads(card)["signature"] == "def handler(x, y=1)"
 
 
 def test_docs_examples_and_vendored_code_rank_below_the_projects_own(tmp_path: Path) -> None:

@@ -218,7 +218,7 @@ def _doc_facts_sql(con: Any, ids: list[str], *, copy: bool) -> dict[str, Any]:
 
 
 def _symbol_info(con: Any, ids: list[str]) -> dict[str, dict[str, Any]]:
-    """Search's view of the symbols ``ids``: their stored cards (lexical.search_card), found
+    """Search's view of the symbols ``ids``: their stored cards (store.SEARCH_CARD_SQL), found
     through the ART index on ``symbols(id)``."""
     if not ids:
         return {}

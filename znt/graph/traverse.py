@@ -782,7 +782,7 @@ def node_details(
     internal = [i for i in ids if not is_external(i) and i not in known]
     if internal:
         cond, params = _in("id", internal)
-        # The stored card (lexical.search_card): one column to fetch per row, not nine.
+        # The stored card (store.SEARCH_CARD_SQL): one column to fetch per row, not nine.
         table = "graph_nodes" if "graph_nodes.id" in indexed else "symbols"
         found += con.execute(f"SELECT id, card FROM {table} WHERE {cond}", params).fetchall()
     out: dict[str, dict[str, Any]] = {}

@@ -25,7 +25,6 @@ touches, so nothing global has to be maintained when a file changes. See docs/se
 
 from __future__ import annotations
 
-import json
 import math
 import re
 from bisect import bisect_left
@@ -151,32 +150,6 @@ def symbol_key(sym_id: str) -> int:
 
     digest = blake2b(sym_id.encode(), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
-
-
-def search_card(row: Sequence[Any], language: str) -> str:
-    """What search shows of a symbol, as one JSON text stored with it (``symbols.card``).
-
-    A page of results is fetched by id through the ART index, and on an index attached for
-    one call each fetched column costs a decompression of its own: one column instead of
-    eleven made a 10-row lookup on sympy about 1.6x faster (6.1 against 4.0 ms). ``row`` is in the order of
-    store.TABLES["symbols"]."""
-    return json.dumps(
-        {
-            "name": row[2],
-            "qualified_name": row[3],
-            "type": row[4],
-            "kind": row[5],
-            "role": row[13],
-            "file": row[1],
-            "start_line": row[7],
-            "end_line": row[8],
-            "signature": row[11] or "",
-            "description": (row[12] or "").split("\n\n")[0][:300],
-            "language": language,
-        },
-        ensure_ascii=False,
-        separators=(",", ":"),
-    )
 
 
 @lru_cache(maxsize=1 << 14)

@@ -23,7 +23,7 @@ from znt.index.languages import (
     reset_current_root,
     set_current_root,
 )
-from znt.index.lexical import document_rows, search_card
+from znt.index.lexical import document_rows
 from znt.index.manifest import content_hash
 from znt.index.store import CsvSink, csv_rows, rows_digest
 
@@ -131,7 +131,7 @@ def _write_rows(
     lang = res.language
     rows: dict[str, Sequence[Sequence[object]]] = {"files": [file_row]}
     if facts is not None:
-        rows["symbols"] = [(*row, lang, search_card(row, lang)) for row in facts.symbols]
+        rows["symbols"] = [(*row, lang) for row in facts.symbols]  # the load adds the card
         rows["refs"] = facts.refs
         rows["imports"] = facts.imports
         rows["import_candidates"] = facts.candidates
