@@ -188,7 +188,11 @@ m AS (
     UNION ALL
     SELECT c.file, c.line, c.local, c.prio, c.member, c.mode, f.path
     FROM (SELECT * FROM c WHERE mode = 'suffix') c
-    JOIN files f ON f.path = c.path OR ends_with(f.path, '/' || c.path)
+    -- The names' last parts are equal first: a hash join, where the condition alone was a
+    -- nested loop over every candidate and file (0.8 s against 0.02 s on the monorepo's
+    -- 6,669 candidates and 10,486 files).
+    JOIN files f ON split_part(f.path, '/', -1) = split_part(c.path, '/', -1)
+     AND (f.path = c.path OR ends_with(f.path, '/' || c.path))
     UNION ALL
     -- ``via``: the path is a name another import of the same file binds to a project file
     -- by an exact path (Rust ``mod util;`` then ``use util::f;``); that file is the target.
