@@ -49,7 +49,9 @@ K1 = 1.2
 MAX_BODY_BYTES = 200_000  # the body of a symbol is read up to this much (a whole module too)
 
 _TOKEN = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*|[0-9]{2,}")
-_TOKEN_BYTES = re.compile(_TOKEN.pattern.encode())
+# The same pattern as one group, for ``split``: the file's tokens and the text between them,
+# which give the tokens and where they start without a match object per token.
+_TOKEN_SPLIT = re.compile(b"(" + _TOKEN.pattern.encode() + b")")
 _PART = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 # Words too common in prose and code to tell documents apart. Kept short on purpose: a word
@@ -159,10 +161,6 @@ def _name_terms(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-_match_start = re.Match.start
-_match_group = re.Match.group
-
-
 def document_rows(
     path: str, symbols: Sequence[Sequence[Any]], source: bytes
 ) -> tuple[list[tuple[Any, ...]], str]:
@@ -183,9 +181,9 @@ def document_rows(
     docs: list[tuple[Any, ...]] = []
     lines: list[str] = []
     path_terms = _name_terms(_path_text(path))
-    matches = list(_TOKEN_BYTES.finditer(source))
-    starts = list(map(_match_start, matches))
-    tokens = list(map(_match_group, matches))
+    pieces = _TOKEN_SPLIT.split(source)  # gap, token, gap, ..., token, gap
+    tokens = pieces[1::2]
+    starts = list(accumulate(map(len, pieces[:-1])))[::2]  # the end of each gap
     terms_of = {tok: _token_terms(tok.decode("ascii")) for tok in set(tokens)}
     per_token = list(map(terms_of.__getitem__, tokens))
     term_seq = list(chain.from_iterable(per_token))
