@@ -100,6 +100,13 @@ def query(root: Path, sql: str, params: list[Any] | None = None) -> list[tuple[A
         con.close()
 
 
+# ``lex_terms`` with each list's postings as sorted (sid, weight) pairs: a list's order is
+# not part of the index (lexical.TERM_LISTS_SQL), its postings are.
+LEX_TERMS_SORTED = (
+    "SELECT term, bucket, df, list_sort(list_zip(syms, wtfs)) AS postings FROM lex_terms"
+)
+
+
 def symbols(root: Path, file: str) -> list[tuple[Any, ...]]:
     """(qualified_name, type, kind, start_line, end_line, role) of a file, in line order,
     without the file's own module node."""

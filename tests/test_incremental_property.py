@@ -9,7 +9,7 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import query
+from tests.conftest import LEX_TERMS_SORTED, query
 from znt import api
 
 MODULES = [f"pkg{p}/m{m}.py" for p in range(2) for m in range(3)] + [
@@ -112,7 +112,8 @@ def snapshot(root: Path) -> dict[str, list[tuple]]:
             if table == "files"
             else "*"
         )
-        out[table] = sorted(query(root, f"SELECT {cols} FROM {table}"), key=repr)
+        sql = LEX_TERMS_SORTED if table == "lex_terms" else f"SELECT {cols} FROM {table}"
+        out[table] = sorted(query(root, sql), key=repr)
     return out
 
 

@@ -432,15 +432,17 @@ TERM_BUCKETS = 64
 _BUCKET_SQL = f"(md5_number_lower(path) % {TERM_BUCKETS})::SMALLINT"
 FILE_BUCKETS_SQL = f"SELECT path AS file, {_BUCKET_SQL} AS bucket FROM files"
 
+# A list's postings are in no particular order (the same in ``syms`` and ``wtfs``, which one
+# aggregation builds side by side): a ranking sums them by symbol, and sorting them, or the
+# rows, was 1.0 of the monorepo's 1.8 s build (docs/benchmarks/scan.md, fifteenth session).
+# Two builds of one index hold the same postings in each list, not always in the same order.
 TERM_LISTS_SQL = (
     """
-    SELECT p.term, b.bucket, count(*)::INTEGER AS df, list(p.sid ORDER BY p.sid) AS syms,
-           list(p.wtf ORDER BY p.sid) AS wtfs
+    SELECT p.term, b.bucket, count(*)::INTEGER AS df, list(p.sid) AS syms, list(p.wtf) AS wtfs
     FROM lex_postings p JOIN ("""
     + FILE_BUCKETS_SQL
     + """) b ON b.file = p.file {where}
     GROUP BY p.term, b.bucket
-    ORDER BY p.term, b.bucket
 """
 )
 
