@@ -31,7 +31,8 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Sequence
 from functools import lru_cache
-from itertools import accumulate, chain
+from itertools import accumulate, chain, groupby
+from operator import itemgetter
 from typing import Any
 
 # field: (weight, length normalisation b, reference length in terms). The reference lengths
@@ -125,10 +126,7 @@ def tokenize(text: str) -> list[str]:
     """Terms of ``text``: every identifier whole (lower-cased) and split at camelCase,
     snake_case and digit boundaries; dotted names whole and by component; prose words
     stemmed lightly; stop words dropped."""
-    out: list[str] = []
-    for match in _TOKEN.finditer(text):
-        out.extend(_token_terms(match.group()))
-    return out
+    return list(chain.from_iterable(map(_token_terms, _TOKEN.findall(text))))
 
 
 def query_terms(query: str) -> dict[str, float]:
@@ -161,6 +159,21 @@ def _name_terms(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
+class _TermsOfBytes(dict[bytes, tuple[str, ...]]):
+    """A token's terms by its bytes in the source (``_token_terms``): a hit is one lookup in
+    C, with no decoding and no Python call, and a file's tokens are mostly hits (on the
+    monorepo benchmark this was a fifth of ``document_rows``, as a dict of the file's
+    distinct tokens built through ``_token_terms``' cache)."""
+
+    def __missing__(self, token: bytes) -> tuple[str, ...]:
+        terms = self[token] = _token_terms(token.decode("ascii"))
+        return terms
+
+
+_SOURCE_TERMS = _TermsOfBytes()
+_SOURCE_TERMS_MAX = 1 << 17  # cleared beyond this many tokens (tens of MB in a worker)
+
+
 def document_rows(
     path: str, symbols: Sequence[Sequence[Any]], source: bytes
 ) -> tuple[list[tuple[Any, ...]], str]:
@@ -184,8 +197,9 @@ def document_rows(
     pieces = _TOKEN_SPLIT.split(source)  # gap, token, gap, ..., token, gap
     tokens = pieces[1::2]
     starts = list(accumulate(map(len, pieces[:-1])))[::2]  # the end of each gap
-    terms_of = {tok: _token_terms(tok.decode("ascii")) for tok in set(tokens)}
-    per_token = list(map(terms_of.__getitem__, tokens))
+    if len(_SOURCE_TERMS) > _SOURCE_TERMS_MAX:
+        _SOURCE_TERMS.clear()
+    per_token = list(map(_SOURCE_TERMS.__getitem__, tokens))
     term_seq = list(chain.from_iterable(per_token))
     term_at = [0, *accumulate(map(len, per_token))]  # token i's terms start at term_at[i]
     body_weight, body_b, body_ref = FIELDS["body"]
@@ -224,14 +238,24 @@ def document_rows(
         docs.append((path, sym_id, sid, float(length), row[13], row[4], row[5]))
         head = f"{sid},"
         if body:
-            # A body term's weight is its fields' weight plus its body's (two terms added,
-            # so the order of the addition cannot change the value).
-            fields_of = weighted.pop
-            lines += [
-                f"{head}{t},{fields_of(t, 0.0) + n * body_norm:.3f}\r\n" for t, n in body.items()
-            ]
+            # A term of the fields and the body weighs both (two terms added, so the order
+            # of the addition cannot change the value); it leaves the body's count.
+            pop = body.pop
+            for t in weighted:
+                n = pop(t, 0)
+                if n:
+                    weighted[t] += n * body_norm
+            # The rest weigh by their count alone: one weight per count, written once and
+            # joined in C with the terms that have it (most have a count of 1).
+            for n, group in groupby(sorted(body.items(), key=_count), _count):
+                tail = f",{n * body_norm:.3f}\r\n"
+                lines.append(head + (tail + head).join(map(_term, group)) + tail)
         lines += [f"{head}{t},{w:.3f}\r\n" for t, w in weighted.items()]
     return docs, "".join(lines)
+
+
+_term = itemgetter(0)
+_count = itemgetter(1)
 
 
 # Files the query names. An issue or a question often says where the trouble is: a path
