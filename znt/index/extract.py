@@ -147,6 +147,7 @@ class Extractor(TypeFlow):
         bindings: list[tuple[int, str, Value]] = []
         exports: list[dict[str, Any]] = []
 
+        spec.syntax.start_file()
         cursor = self._cursor_cls(self.query)
         # Matches start at most MAX_QUERY_DEPTH levels down: matching cost grows with the
         # square of the nesting (40 KB of nested JS functions took 21 s), so hostile or

@@ -210,6 +210,11 @@ class SyntaxRules:
     # receiver's fields (``c.engine.run()``) are members of the receiver's type.
     typed_members: bool = False
 
+    def start_file(self) -> None:
+        """Called before a file's matches are read: rules that remember things about the
+        nodes of a tree (Go's declared names per function) forget the last file's here, so
+        a node's ``id``, unique in its tree, can key them."""
+
     def declaration_site(self, function: Any, name: str, pos: int) -> int | None:
         """The start of the declaration of ``name`` in sight at ``pos`` inside ``function``
         (a function's node), when that function declares ``name`` more than once; ``None``
