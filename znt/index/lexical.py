@@ -161,9 +161,10 @@ def _name_terms(text: str) -> tuple[str, ...]:
 
 class _TermsOfBytes(dict[bytes, tuple[str, ...]]):
     """A token's terms by its bytes in the source (``_token_terms``): a hit is one lookup in
-    C, with no decoding and no Python call, and a file's tokens are mostly hits (on the
-    monorepo benchmark this was a fifth of ``document_rows``, as a dict of the file's
-    distinct tokens built through ``_token_terms``' cache)."""
+    C, with no decoding and no Python call. The dict of a file's distinct tokens it replaces
+    was a fifth of ``document_rows`` with warm caches; in a whole scan, where a file's first
+    sight of a token is a miss either way, the gain is a few percent (docs/benchmarks/scan.md,
+    fifteenth session)."""
 
     def __missing__(self, token: bytes) -> tuple[str, ...]:
         terms = self[token] = _token_terms(token.decode("ascii"))
