@@ -85,3 +85,18 @@ def test_on_lost_runs_before_a_replacement_worker_is_forked() -> None:
     results = list(pool.run(_jobs(5, -1, 7), lambda: events.append("meanwhile")))
     assert sorted(results, key=str) == sorted([10, ("failed", -1), 14], key=str)
     assert events == ["spawn", "meanwhile", "lost", "spawn"]
+
+
+def _collector_settings(job: Job) -> tuple[tuple[int, int], dict[str, int]]:
+    import gc
+
+    return (gc.get_threshold()[0], gc.get_freeze_count()), {}
+
+
+def test_a_worker_collects_garbage_rarely_and_never_walks_what_it_inherited() -> None:
+    """The collector's default thresholds cost a parse worker ~7% of its CPU
+    (``workers._quiet_collector``)."""
+    pool = workers.Pool(1, _failed, work=_collector_settings)
+    [(threshold, frozen)] = list(pool.run(_jobs(1)))
+    assert threshold == workers.GC_FIRST_THRESHOLD
+    assert frozen > 1000  # the modules and objects forked from this process

@@ -16,6 +16,7 @@ SIGKILLed scan leaves no worker running.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import signal
 import threading
@@ -61,10 +62,31 @@ def _debug_hang(path: str) -> None:
             time.sleep(3600)
 
 
+# A worker's first garbage-collector generation is collected after this many objects
+# (Python's default is 700). See ``_quiet_collector``.
+GC_FIRST_THRESHOLD = 50_000
+
+
+def _quiet_collector() -> None:
+    """Make the cyclic garbage collector cheap in a worker. A parse allocates millions of
+    short-lived objects (nodes, tuples, terms) that reference counting frees, and keeps
+    caches that grow to hundreds of thousands of objects (``lexical._SOURCE_TERMS``); with
+    Python's thresholds the collector ran ~5,800 times on half of the monorepo benchmark's
+    files, 44 of them full collections that walked every cached object again: 2.1 of 30.6 s,
+    7% of the worker's CPU (0.6 of 8.7 s on half of sympy). What is inherited from the
+    scanner is frozen (never walked; nor are its pages copied by the collector writing to
+    them), and the first generation waits for ``GC_FIRST_THRESHOLD`` objects: 9
+    collections, 0.19 s. Cycles are still collected, later: a worker's garbage stays bounded."""
+    gc.freeze()
+    _gen0, gen1, gen2 = gc.get_threshold()
+    gc.set_threshold(GC_FIRST_THRESHOLD, max(gen1, 20), max(gen2, 100))
+
+
 def _worker_main(
     conn: Any, parent: int, close_fds: tuple[int, ...], work: Callable[[Any], Any]
 ) -> None:
     _die_with_parent(parent)
+    _quiet_collector()
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the scanner's to handle
     for fd in close_fds:  # e.g. the scan lock: a worker must never hold it
         with contextlib.suppress(OSError):
