@@ -509,7 +509,7 @@ class Extractor(TypeFlow):
         if self.flow:
             out.extend(self._return_rows(path, ordered))
             out.extend(self._stub_rows(path, ordered))
-            out.extend(self._decorator_rows(path, items, scopes, symbols, imported))
+            out.extend(self._decorator_rows(path, items, scopes, preps, symbols, imported))
         return out
 
     def _decorator_rows(
@@ -517,6 +517,7 @@ class Extractor(TypeFlow):
         path: str,
         items: list[tuple[int, str, Any, Any]],
         scopes: list[Def | None],
+        preps: list[_RefPrep | None],
         symbols: dict[str, Def],
         imported: set[str],
     ) -> list[tuple[Any, ...]]:
@@ -526,16 +527,22 @@ class Extractor(TypeFlow):
         ``wraps`` row for a function nested in another that calls the outer one's first
         parameter (``def dec(f): def inner(): f()``), from the outer one. A decorator from
         another file replaces the function with its wrapper just as a local one does, which
-        the type flow of one file cannot see."""
+        the type flow of one file cannot see.
+
+        Whether a call is in a decorator is read from its ``_ref_preps`` entry (its
+        ``decorated``), not from the node's parent again: finding a node's parent costs its
+        depth in the tree, and this loop sees every reference of the file. A reference
+        without callee text (no entry) gives neither row."""
         rules = self.spec.syntax
         out: dict[tuple[str, str, str], tuple[Any, ...]] = {}
-        for (_pos, kind, node, target), scope in zip(items, scopes, strict=True):
+        for (_pos, kind, node, target), scope, prep in zip(items, scopes, preps, strict=True):
+            if prep is None or kind not in ("call", "decorator"):
+                continue
             while scope is not None and scope.scope_only:
                 scope = scope.parent
             if scope is None or scope.type != "function":
                 continue
-            in_decorator = node.parent is not None and node.parent.type in rules.decorator_types
-            if kind != "decorator" and not (kind == "call" and in_decorator):
+            if prep[5] is None:  # a call that applies no decorator
                 outer = scope.parent
                 while outer is not None and outer.scope_only:
                     outer = outer.parent
