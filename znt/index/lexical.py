@@ -107,19 +107,31 @@ def _identifier_terms(ident: str, out: list[str]) -> None:
             out.append(stem(part))
 
 
+class _TermsOfIdentifier(dict[str, tuple[str, ...]]):
+    """An identifier's terms (``_identifier_terms``), computed once. Dotted tokens and
+    qualified names are made of identifiers that repeat far more than they do
+    (``sympy.core.basic.Basic.args``): each part is a lookup in C here, where a token
+    cache missed on every new combination and split every part again."""
+
+    def __missing__(self, ident: str) -> tuple[str, ...]:
+        out: list[str] = []
+        _identifier_terms(ident, out)
+        terms = self[ident] = tuple(out)
+        return terms
+
+
+_IDENT_TERMS = _TermsOfIdentifier()
+
+
 @lru_cache(maxsize=1 << 16)
 def _token_terms(token: str) -> tuple[str, ...]:
     """The terms of one token (cached: a scan meets the same identifiers over and over)."""
-    out: list[str] = []
     if "." in token:
-        out.append(token.lower())
-        for ident in token.split("."):
-            _identifier_terms(ident, out)
-    elif token[0].isdigit():
-        out.append(token)
-    else:
-        _identifier_terms(token, out)
-    return tuple(out)
+        parts = map(_IDENT_TERMS.__getitem__, token.split("."))
+        return (token.lower(), *chain.from_iterable(parts))
+    if token[0].isdigit():
+        return (token,)
+    return _IDENT_TERMS[token]
 
 
 def tokenize(text: str) -> list[str]:
@@ -200,6 +212,8 @@ def document_rows(
     starts = list(accumulate(map(len, pieces[:-1])))[::2]  # the end of each gap
     if len(_SOURCE_TERMS) > _SOURCE_TERMS_MAX:
         _SOURCE_TERMS.clear()
+    if len(_IDENT_TERMS) > _SOURCE_TERMS_MAX:
+        _IDENT_TERMS.clear()
     per_token = list(map(_SOURCE_TERMS.__getitem__, tokens))
     term_seq = list(chain.from_iterable(per_token))
     term_at = [0, *accumulate(map(len, per_token))]  # token i's terms start at term_at[i]
