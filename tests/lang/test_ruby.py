@@ -254,3 +254,28 @@ def test_doc_of_first_statement(root):
 
     rows = query(root, "SELECT doc FROM symbols WHERE id = 'lib/shop/order.rb::Shop.Pricing'")
     assert rows == [("Price helpers mixed into orders.",)]
+
+
+def test_self_calls_are_read_anywhere_but_on_the_left_of_an_assignment():
+    """``self.m`` is a call of ``m`` wherever its value is read (a default value, a splat,
+    a ``when``), and no call of ``m`` where it is assigned to: the setter ``m=`` runs there."""
+    from znt.index.parse import _extractor
+
+    source = b"""class Box
+  def size; 1; end
+  def fill(n = self.size)
+    self.size = n
+    self.size += 1
+    self.size, self.other = 1, 2
+    run(**self.size)
+    case n
+    when self.size then 0
+    end
+    total = self.size
+  end
+end
+"""
+    facts = _extractor("ruby", "box.rb").extract("box.rb", source)
+    # One row per callee and caller: its first line and how many times it is called.
+    [row] = [r for r in facts.refs if r[2] == "call" and r[3] == "size"]
+    assert (row[4], row[6]) == (3, 4)  # lines 3, 7, 9 and 11

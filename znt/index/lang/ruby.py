@@ -14,8 +14,10 @@ The query cannot tell ``require`` from ``require_relative`` by the module text, 
 from __future__ import annotations
 
 import posixpath
+from typing import Any
 
 from znt.index.languages import Candidate, ImportRef, LanguageSpec
+from znt.index.syntax import SyntaxRules, node_text
 
 RELATIVE = "require_relative"
 
@@ -69,6 +71,29 @@ def import_candidates(path: str, imp: ImportRef) -> list[Candidate]:
     return [Candidate(_rb(f"lib/{module}"), member=member)]
 
 
+# Where a ``self.m`` call is written to, not read: ``self.m = v``, ``self.m += v``,
+# ``self.a, self.b = ...``.
+_ASSIGNMENTS = frozenset({"assignment", "operator_assignment"})
+_TARGET_LISTS = frozenset(
+    {"left_assignment_list", "destructured_left_assignment", "rest_assignment"}
+)
+
+
+class RubySyntax(SyntaxRules):
+    def callee_text(self, node: Any) -> str:
+        """A callee's text, but none for the method of a ``self.m`` call that is assigned
+        to: the setter ``m=`` runs there, not ``m``, and the reference is dropped."""
+        call = node.parent
+        if call is not None and call.type == "call" and node.type == "identifier":
+            holder = call.parent
+            if holder is not None and (
+                holder.type in _TARGET_LISTS
+                or (holder.type in _ASSIGNMENTS and holder.child_by_field_name("left") == call)
+            ):
+                return ""
+        return node_text(node)
+
+
 SPEC = LanguageSpec(
     name="ruby",
     grammar="ruby",
@@ -86,6 +111,7 @@ SPEC = LanguageSpec(
     # A Ruby body starts at its first statement, after any comment: the signature is the
     # definition's first line instead.
     body_fields=(),
+    syntax=RubySyntax(),
     module_name=module_name,
     local_name=local_name,
     import_candidates=import_candidates,
