@@ -1,8 +1,9 @@
 """The parse workers' fast paths write exactly what the plain ones wrote.
 
-``document_rows`` weighs and formats ``lex_postings`` rows without the ``csv`` module, the sink buffers
-its CSV in memory, and the type flow tests a value's presence through a set of its compared
-fields: each must give the bytes (or the answer) of the code it replaced.
+``document_rows`` weighs and formats ``lex_postings`` rows without the ``csv`` module (a row per
+document, its terms and weights as lists), the sink buffers its CSV in memory, and the type
+flow tests a value's presence through a set of its compared fields: each must give the bytes
+(or the answer) of the code it replaced.
 """
 
 from __future__ import annotations
@@ -68,13 +69,17 @@ def _plain_postings(path: str) -> list[tuple[int, str, float]]:
 def test_postings_text_has_the_plainly_computed_rows_in_csv() -> None:
     for path in ("shapes.py", 'odd, "name"\nhere/x.py', "a b/ü.py"):
         _docs, text = document_rows(path, SYMBOLS, SOURCE)
+        rows = list(csv.reader(io.StringIO(text, newline="")))
         parsed = [
-            (int(sid), term, float(w)) for sid, term, w in csv.reader(io.StringIO(text, newline=""))
+            (int(sid), term, float(w))
+            for sid, terms, weights in rows
+            for term, w in zip(terms.split(" "), weights.split(" "), strict=True)
         ]
         expected = _plain_postings(path)
         assert len(expected) > 20, "the sample must give postings"
         assert sorted(parsed) == sorted(expected)
-        assert text.endswith("\r\n") and text.count("\r\n") == len(expected)
+        # One row per document, in CSV without quoting.
+        assert len(rows) == len(SYMBOLS) and text.count("\r\n") == len(rows) and '"' not in text
 
 
 def test_csv_field_quotes_as_the_writer_does() -> None:

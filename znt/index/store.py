@@ -688,12 +688,15 @@ SEARCH_CARD_SQL = (
 #   per symbol with postings, which share the posting's ``sid``.
 STAGED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "symbols": TABLES["symbols"][:-1],
-    "lex_postings": (("sid", "BIGINT"), ("term", "VARCHAR"), ("wtf", "FLOAT")),
+    # One row per document: its terms and their weights, two lists separated by spaces in
+    # the same order (lexical.document_rows), unnested side by side by the load.
+    "lex_postings": (("sid", "BIGINT"), ("terms", "VARCHAR"), ("wtfs", "VARCHAR")),
 }
 _STAGED_LOAD = {
     "symbols": f"SELECT *, {SEARCH_CARD_SQL} FROM {{source}}",
     "lex_postings": (
-        "SELECT d.file, p.sid, p.term, p.wtf FROM {source} p "
+        "SELECT d.file, p.sid, unnest(string_split(p.terms, ' ')) AS term, "
+        "unnest(string_split(p.wtfs, ' ')::FLOAT[]) AS wtf FROM {source} p "
         "JOIN (SELECT file, sid FROM {lex_docs}) d ON d.sid = p.sid"
     ),
 }
