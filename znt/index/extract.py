@@ -243,9 +243,10 @@ class Extractor(TypeFlow):
 
         # The module node of the file: a namespace that contains its top-level symbols.
         facts.symbols.append(self._module_row(path, module_name, root, source))
+        owner_roles: dict[int, str] = {}
         for d in ordered:
             if not d.scope_only:
-                facts.symbols.append(self._symbol_row(path, d, source))
+                facts.symbols.append(self._symbol_row(path, d, source, owner_roles))
 
         facts.refs = self._refs(path, ordered, raw_refs, symbols_by_qname, imports)
         facts.refs.extend(_export_rows(path, exports, symbols_by_qname))
@@ -377,7 +378,12 @@ class Extractor(TypeFlow):
             infer_role(self.spec, path, module_name, "namespace", "module", None, ()),
         )
 
-    def _symbol_row(self, path: str, d: Def, source: bytes) -> SymbolRow:
+    def _symbol_row(
+        self, path: str, d: Def, source: bytes, owner_roles: dict[int, str]
+    ) -> SymbolRow:
+        """``owner_roles``: the role each owner's name and decorators give its members, by
+        the owner's ``id()``, found once per owner of the file (a class's members each
+        asked again: a quarter of this function's time)."""
         node = d.node
         p = d.owner
         parent_id = p.id if p is not None else path
@@ -390,9 +396,11 @@ class Extractor(TypeFlow):
             cls = d.qname[: -len(d.name) - 1]
             parent_role = infer_role(self.spec, path, cls, "declaration", "class", None, ())
         elif p is not None:
-            parent_role = infer_role(
-                self.spec, path, p.qname, p.type, p.kind, None, self._decorators(p.node)
-            )
+            parent_role = owner_roles.get(id(p))
+            if parent_role is None:
+                parent_role = owner_roles[id(p)] = infer_role(
+                    self.spec, path, p.qname, p.type, p.kind, None, self._decorators(p.node)
+                )
         return (
             d.id,
             path,
