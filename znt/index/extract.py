@@ -538,9 +538,9 @@ class Extractor(TypeFlow):
         the type flow of one file cannot see.
 
         Whether a call is in a decorator is read from its ``_ref_preps`` entry (its
-        ``decorated``), not from the node's parent again: finding a node's parent costs its
-        depth in the tree, and this loop sees every reference of the file. A reference
-        without callee text (no entry) gives neither row."""
+        ``decorated``), which looked at the node's parent already, and references that are
+        neither calls nor decorators are passed over first: this loop sees every reference
+        of the file. A reference without callee text (no entry) gives neither row."""
         rules = self.spec.syntax
         out: dict[tuple[str, str, str], tuple[Any, ...]] = {}
         for (_pos, kind, node, target), scope, prep in zip(items, scopes, preps, strict=True):

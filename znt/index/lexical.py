@@ -29,11 +29,13 @@ import math
 import re
 from bisect import bisect_left
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import lru_cache
 from itertools import accumulate, chain, groupby
 from operator import itemgetter
-from typing import Any
+from typing import Any, TypeVar
+
+_K = TypeVar("_K")
 
 # field: (weight, length normalisation b, reference length in terms). The reference lengths
 # are constants rather than corpus averages, so a file's postings never depend on other files
@@ -107,20 +109,33 @@ def _identifier_terms(ident: str, out: list[str]) -> None:
             out.append(stem(part))
 
 
-class _TermsOfIdentifier(dict[str, tuple[str, ...]]):
-    """An identifier's terms (``_identifier_terms``), computed once. Dotted tokens and
-    qualified names are made of identifiers that repeat far more than they do
-    (``sympy.core.basic.Basic.args``): each part is a lookup in C here, where a token
-    cache missed on every new combination and split every part again."""
+class _Memo(dict[_K, tuple[str, ...]]):
+    """``compute(key)``, computed once per key: a hit is one lookup in C, with no Python
+    call (``lru_cache`` makes one per hit). Cleared by ``document_rows`` beyond
+    ``_MEMO_MAX`` keys."""
 
-    def __missing__(self, ident: str) -> tuple[str, ...]:
-        out: list[str] = []
-        _identifier_terms(ident, out)
-        terms = self[ident] = tuple(out)
-        return terms
+    def __init__(self, compute: Callable[[_K], tuple[str, ...]]) -> None:
+        super().__init__()
+        self._compute: Callable[[_K], tuple[str, ...]] = compute
+
+    def __missing__(self, key: _K) -> tuple[str, ...]:
+        value = self[key] = self._compute(key)
+        return value
 
 
-_IDENT_TERMS = _TermsOfIdentifier()
+_MEMO_MAX = 1 << 17  # keys a memo keeps before it is cleared (tens of MB in a worker)
+
+
+def _identifier_term_tuple(ident: str) -> tuple[str, ...]:
+    out: list[str] = []
+    _identifier_terms(ident, out)
+    return tuple(out)
+
+
+# An identifier's terms. Dotted tokens and qualified names are made of identifiers that
+# repeat far more than they do (``sympy.core.basic.Basic.args``): each part is a lookup
+# here, where a token cache missed on every new combination and split every part again.
+_IDENT_TERMS = _Memo(_identifier_term_tuple)
 
 
 @lru_cache(maxsize=1 << 16)
@@ -171,20 +186,15 @@ def _name_terms(text: str) -> tuple[str, ...]:
     return tuple(tokenize(text))
 
 
-class _TermsOfBytes(dict[bytes, tuple[str, ...]]):
-    """A token's terms by its bytes in the source (``_token_terms``): a hit is one lookup in
-    C, with no decoding and no Python call. The dict of a file's distinct tokens it replaces
-    was a fifth of ``document_rows`` with warm caches; in a whole scan, where a file's first
-    sight of a token is a miss either way, the gain is a few percent (docs/benchmarks/scan.md,
-    fifteenth session)."""
-
-    def __missing__(self, token: bytes) -> tuple[str, ...]:
-        terms = self[token] = _token_terms(token.decode("ascii"))
-        return terms
+def _source_token_terms(token: bytes) -> tuple[str, ...]:
+    return _token_terms(token.decode("ascii"))
 
 
-_SOURCE_TERMS = _TermsOfBytes()
-_SOURCE_TERMS_MAX = 1 << 17  # cleared beyond this many tokens (tens of MB in a worker)
+# A token's terms by its bytes in the source: a hit needs no decoding. The dict of a file's
+# distinct tokens it replaces was a fifth of ``document_rows`` with warm caches; in a whole
+# scan, where a file's first sight of a token is a miss either way, the gain is a few
+# percent (docs/benchmarks/scan.md, fifteenth session).
+_SOURCE_TERMS = _Memo(_source_token_terms)
 
 
 def document_rows(
@@ -215,10 +225,9 @@ def document_rows(
     pieces = _TOKEN_SPLIT.split(source)  # gap, token, gap, ..., token, gap
     tokens = pieces[1::2]
     starts = list(accumulate(map(len, pieces[:-1])))[::2]  # the end of each gap
-    if len(_SOURCE_TERMS) > _SOURCE_TERMS_MAX:
-        _SOURCE_TERMS.clear()
-    if len(_IDENT_TERMS) > _SOURCE_TERMS_MAX:
-        _IDENT_TERMS.clear()
+    for memo in (_SOURCE_TERMS, _IDENT_TERMS):
+        if len(memo) > _MEMO_MAX:
+            memo.clear()
     per_token = list(map(_SOURCE_TERMS.__getitem__, tokens))
     term_seq = list(chain.from_iterable(per_token))
     term_at = [0, *accumulate(map(len, per_token))]  # token i's terms start at term_at[i]
