@@ -31,8 +31,7 @@ from bisect import bisect_left
 from collections import Counter, defaultdict
 from collections.abc import Callable, Sequence
 from functools import lru_cache
-from itertools import accumulate, chain, groupby
-from operator import itemgetter
+from itertools import accumulate, chain
 from typing import Any, TypeVar
 
 _K = TypeVar("_K")
@@ -275,20 +274,16 @@ def document_rows(
                 n = pop(t, 0)
                 if n:
                     weighted[t] += n * body_norm
-            # The rest weigh by their count alone: one weight per count, formatted once and
-            # repeated in C for the terms that have it (most have a count of 1).
-            for n, group in groupby(sorted(body.items(), key=_count), _count):
-                had = len(posted)
-                posted.extend(map(_term, group))
-                weights.append(f"{n * body_norm:.3f} " * (len(posted) - had))
+            # The rest weigh by their count alone: one weight per distinct count, formatted
+            # once and looked up in C for each term that has it.
+            counts = body.values()
+            weight_of = {n: f"{n * body_norm:.3f} " for n in set(counts)}
+            posted.extend(body)
+            weights.extend(map(weight_of.__getitem__, counts))
         posted.extend(weighted)
         weights += [f"{w:.3f} " for w in weighted.values()]
         lines.append(f"{sid},{' '.join(posted)},{''.join(weights)[:-1]}\r\n")
     return docs, "".join(lines)
-
-
-_term = itemgetter(0)
-_count = itemgetter(1)
 
 
 # Files the query names. An issue or a question often says where the trouble is: a path
