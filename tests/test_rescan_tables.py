@@ -52,9 +52,9 @@ def kept(monkeypatch: pytest.MonkeyPatch) -> list[set[str]]:
     calls: list[set[str]] = []
     real = store.load_csv_folder
 
-    def recording(con: Any, folder: Path, skip: Any = ()) -> dict[str, str]:
+    def recording(con: Any, folder: Path, skip: Any = (), parallel: bool = False) -> dict[str, str]:
         calls.append(set(skip))
-        return real(con, folder, skip)
+        return real(con, folder, skip, parallel)
 
     monkeypatch.setattr(store, "load_csv_folder", recording)
     return calls

@@ -753,7 +753,7 @@ class Scanner:
         con = store.connect(building, read_only=False, temp_dir=rows / "duckdb-spill")
         try:
             store.create_schema(con)
-            store.load_csv_folder(con, rows)
+            store.load_csv_folder(con, rows, parallel=True)
             lexical.refresh_terms(con)
             self.progress("building_graph", 1, 1)
             rebuild_edges(con)
