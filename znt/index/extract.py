@@ -108,6 +108,7 @@ class Extractor(TypeFlow):
             self.query.capture_name(i) == "binding" for i in range(self.query.capture_count)
         )
         self._bindings: dict[tuple[str, str], list[Value]] = {}
+        self._bound_names: set[str] = set()
         self._bound: dict[tuple[str, str], set[tuple[str, bool, int | None]]] = {}
         # (scope key, container name) -> the values of its literal items (``d["a"]``, ...)
         self._items: dict[tuple[str, str], list[Value]] = {}
@@ -233,6 +234,7 @@ class Extractor(TypeFlow):
         self._assign_locals(ordered, locals_)
         _assign_receivers(ordered, receivers)
         self._bindings = self._scope_bindings(ordered, bindings)
+        self._bound_names = {name for _scope, name in self._bindings}
         self._bound = {}
         self._items = container_items(self._bindings)
         symbols_by_qname = {d.qname: d for d in ordered if not d.scope_only}

@@ -52,6 +52,9 @@ class TypeFlow:
     # The compared fields of each binding list's values once ``_bind_args`` adds to it.
     _bound: dict[tuple[str, str], set[tuple[str, bool, int | None]]]
     _items: dict[tuple[str, str], list[Value]]
+    # Every name ``_bindings`` binds in some scope (kept with it): a callee whose head is
+    # none of them is unchanged by any rewrite (``_rewrite``).
+    _bound_names: set[str]
     _symbols: dict[str, Def]
     _by_id: dict[str, Def]
     _imported: set[str]
@@ -102,6 +105,21 @@ class TypeFlow:
         """The callee as the bindings visible from ``scope`` make it, with a hint for the
         resolver (``MEMBER_HINTS``, ``assigned``), or ``[(expr, None)]`` unchanged."""
         if not self.flow or depth > 4:
+            return [(expr, None)]
+        head, _, rest = expr.partition(".")
+        if (
+            head not in self._bound_names
+            and "(" not in expr
+            and "[" not in expr
+            and head not in self.spec.self_names
+            and head != self.spec.syntax.super_head
+            and not (rest and "." in rest and self.spec.syntax.typed_members)
+        ):
+            # A plain name or member path whose head no scope of the file binds, neither a
+            # receiver nor ``self`` or ``super``: every branch of ``_rewrite_uncached``
+            # leaves it as it is. Most callees are such (imported or defined names): on the
+            # monorepo benchmark's Python, Go and Ruby files, 392 k of the 672 k rewrites
+            # the cache missed.
             return [(expr, None)]
         key = (expr, id(scope), depth, self._site)
         hit = self._rw_cache.get(key)
@@ -405,6 +423,7 @@ class TypeFlow:
                 continue
             key = (d.id, name)
             values = self._bindings.setdefault(key, [])
+            self._bound_names.add(name)
             # ``value in values`` by its compared fields, through a set kept beside the
             # list: a function called from many places gets hundreds of bound values, and
             # the list test made this quadratic (900k ``Value.__eq__`` in 300 sympy files).
