@@ -162,7 +162,7 @@ def test_committed_index_cannot_point_code_reads_outside(tmp_path: Path) -> None
     secret.write_text("def handler(x):\n    OUTSIDE_SECRET = 42\n" * 5)
     assert run_znt("scan", str(root)).returncode == 0
     con = duckdb.connect(str(root / ".znt" / "index.duckdb"))
-    for table in ("symbols", "refs", "lex_docs", "lex_postings", "embed_docs"):
+    for table in ("symbols", "refs", "lex_docs", "embed_docs"):  # lex_postings: a view
         con.execute(f"UPDATE {table} SET file = '../outside.py' WHERE file = 'pkg/app.py'")
     con.execute("UPDATE symbols SET card = replace(card, 'pkg/app.py', '../outside.py')")
     con.execute("UPDATE files SET path = '../outside.py' WHERE path = 'pkg/app.py'")

@@ -64,9 +64,9 @@ def test_parallel_load_gives_the_rows_of_a_sequential_one(tmp_path: Path) -> Non
     one = _load(sink, tmp_path / "one.duckdb", parallel=False)
     two = _load(sink, tmp_path / "two.duckdb", parallel=True)
     assert one == two
-    assert {"files", "symbols", "lex_postings", "lex_docs"} <= set(two)
+    assert {"files", "symbols", "lex_docs", "lex_postings"} <= set(two)
     sequential, parallel = _tables(tmp_path / "one.duckdb"), _tables(tmp_path / "two.duckdb")
-    assert len(parallel["symbols"]) >= 8 and len(parallel["lex_postings"]) > 20
+    assert len(parallel["symbols"]) >= 8 and len(parallel["lex_docs"]) >= 8
     assert parallel == sequential
 
 
@@ -75,5 +75,5 @@ def test_a_failing_parallel_load_raises_its_own_error(tmp_path: Path) -> None:
     # A row with one field too many: the strict CSV reader refuses the table.
     with open(next(sink.glob("refs-*.csv")), "a", encoding="utf-8") as fh:
         fh.write("a,b,c,d,e,f,g,h,i,j,k,l,m,n,o,p,q,r,s,t,u,v,w,x,y,z\r\n")
-    with pytest.raises(duckdb.Error, match="(?i)csv|column"):
+    with pytest.raises(duckdb.Error, match=r"(?i)csv|column"):
         _load(sink, tmp_path / "bad.duckdb", parallel=True)

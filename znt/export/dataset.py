@@ -39,12 +39,15 @@ class Export:
     embed_dim: int | None
 
 
-# Types of the index tables (store.TABLES), for the views of a table no chosen export has.
+# Types of the index tables (store.TABLES, and its ``lex_postings`` view), for the views of
+# a table no chosen export has.
 def _types(table: str) -> dict[str, str]:
-    from znt.index.store import TABLES
+    from znt.index.store import LEX_POSTINGS_COLUMNS, TABLES
 
     if table == "embeddings":
         return {"hash": "VARCHAR", "vec": "FLOAT[]"}
+    if table == "lex_postings":
+        return dict(LEX_POSTINGS_COLUMNS)
     return dict(TABLES[table])
 
 

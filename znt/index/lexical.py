@@ -1,20 +1,19 @@
 """The lexical index: a code-aware tokenizer and BM25F postings kept in our own tables.
 
 DuckDB's ``fts`` extension downloads at run time and rebuilds its index from scratch, so the
-postings live in two ordinary per-file tables that a scan replaces with the rest of a file's
-rows (incremental for free):
+postings live in ordinary tables that a scan keeps up to date with the rest of a file's rows:
 
 * ``lex_docs(file, sym, sid, dl, role, type, kind)``: one document per symbol, ``sid`` its
   integer key (``symbol_key``), ``dl`` its weighted length, and what ranking needs to know
-  of it without a trip to ``symbols``;
-* ``lex_postings(file, sid, term, wtf)``: the weighted term frequency of each term in it.
-
-Queries read neither: a third table, ``lex_terms(term, bucket, df, syms, wtfs)``, holds each
-term's postings as two lists per bucket of files (``TERM_BUCKETS``), derived from
-``lex_postings`` after a scan (``refresh_terms``, only the terms and buckets of changed files
-on an incremental scan) and found through an ART index on ``term``. A query then reads a handful of rows instead of filtering 1.7 M postings (sympy),
-and aggregates integers instead of string ids: about 3x less CPU on an index attached for
-one call (docs/decisions/0012-lexical-term-lists.md).
+  of it without a trip to ``symbols``; replaced with its file's other rows;
+* ``lex_terms(term, bucket, df, syms, wtfs)``: each term's postings (a document's key and the
+  weighted frequency of the term in it) as two lists per bucket of files (``TERM_BUCKETS``),
+  into which a scan folds the postings the parse workers stage (``document_rows``,
+  ``refresh_terms``: only the terms and buckets of changed files on an incremental scan),
+  found through an ART index on ``term``. A query reads a handful of rows instead of
+  filtering 1.7 M postings (sympy), and aggregates integers instead of string ids: about
+  3x less CPU on an index attached for one call (docs/decisions/0012-lexical-term-lists.md).
+  ``lex_postings`` is a view of it, a posting per row (decision 0034).
 
 Fields and weights (BM25F: each field normalised for its own length, then weighted and
 summed before BM25's saturation): the name counts most, then the qualified name, the
@@ -472,7 +471,7 @@ def rank(
     return out
 
 
-# -- lex_terms: the per-term lists queries read, derived from lex_postings --------------------
+# -- lex_terms: the per-term lists queries read, built from the staged postings ---------------
 
 # A term's postings are split by the file they come from into ``TERM_BUCKETS`` lists, so that
 # a rescan of one file re-aggregates the lists of its own bucket (a 64th of a common term's
@@ -481,13 +480,21 @@ def rank(
 # most of a one-file rescan (docs/benchmarks/scan.md). The bucket is a stable function of the
 # path (md5), computed per file, never per posting.
 TERM_BUCKETS = 64
-_BUCKET_SQL = f"(md5_number_lower(path) % {TERM_BUCKETS})::SMALLINT"
+
+
+def _bucket_sql(column: str) -> str:
+    return f"(md5_number_lower({column}) % {TERM_BUCKETS})::SMALLINT"
+
+
+_BUCKET_SQL = _bucket_sql("path")
 FILE_BUCKETS_SQL = f"SELECT path AS file, {_BUCKET_SQL} AS bucket FROM files"
 
 # A list's postings are in no particular order (the same in ``syms`` and ``wtfs``, which one
 # aggregation builds side by side): a ranking sums them by symbol, and sorting them, or the
 # rows, was 1.0 of the monorepo's 1.8 s build (docs/benchmarks/scan.md, fifteenth session).
 # Two builds of one index hold the same postings in each list, not always in the same order.
+# This one reads postings one row each (an exported dataset's ``lex_postings``,
+# znt/export/dataset.py); a scan folds the staged rows in (``refresh_terms``).
 TERM_LISTS_SQL = (
     """
     SELECT p.term, b.bucket, count(*)::INTEGER AS df, list(p.sid) AS syms, list(p.wtf) AS wtfs
@@ -499,49 +506,86 @@ TERM_LISTS_SQL = (
 )
 
 
-def delete_postings(con: Any, changed: Sequence[str]) -> None:
-    """An incremental scan's delete of the ``changed`` files' postings, keeping the terms
-    they held (whose lists ``refresh_terms`` must rebuild) from the rows it deletes: one
-    pass over ``lex_postings`` instead of a read and then a delete."""
-    held = con.execute(
-        "DELETE FROM lex_postings WHERE file IN (SELECT unnest(?::VARCHAR[])) RETURNING term",
-        [list(changed)],
-    ).fetchall()
+def _staged_postings(source: str, docs_where: str = "") -> str:
+    """(term, bucket, sid, wtf) rows of the postings staged in ``source`` (one row per
+    document, store.STAGED_COLUMNS), each document's file, hence bucket, found by its
+    ``sid`` in ``lex_docs`` (those of ``docs_where``), which the scan has loaded already."""
+    # Documents meet their files before their terms are unnested: a join of the 9.6 M
+    # postings of the monorepo benchmark took 2.2 s and ~800 MB against 1.3 s.
+    return f"""
+        SELECT unnest(string_split(p.terms, ' ')) AS term, d.bucket, p.sid,
+               unnest(string_split(p.wtfs, ' ')::FLOAT[]) AS wtf
+        FROM {source} p
+        JOIN (SELECT sid, {_bucket_sql("file")} AS bucket FROM lex_docs {docs_where}) d
+          ON d.sid = p.sid
+    """
+
+
+_LISTED = (
+    "SELECT term, bucket, count(*)::INTEGER AS df, list(sid), list(wtf) "
+    "FROM ({rows}) GROUP BY term, bucket"
+)
+_CHANGED = "(SELECT unnest(?::VARCHAR[]))"
+
+
+def forget_postings(con: Any, changed: Sequence[str]) -> None:
+    """Before an incremental scan deletes the ``changed`` files' ``lex_docs`` rows: the keys
+    of their documents, whose postings ``refresh_terms`` takes out of the lists."""
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE lex_touched AS SELECT DISTINCT unnest(?::VARCHAR[]) AS term",
-        [sorted({row[0] for row in held})],
+        "CREATE OR REPLACE TEMP TABLE lex_gone AS "
+        f"SELECT DISTINCT sid FROM lex_docs WHERE file IN {_CHANGED}",
+        [list(changed)],
     )
 
 
 def refresh_terms(
     con: Any, changed: Sequence[str] | None = None, new_postings: str | None = None
 ) -> None:
-    """Rebuild ``lex_terms`` from ``lex_postings``: all of it (``changed`` None, a full
-    build), or, in the buckets of the changed files, the lists of the terms those files had
-    (``delete_postings``) or have now: every (term, bucket) list of that product is rebuilt
-    from the postings, so the result is what a full build gives. ``new_postings`` is where
-    the changed files' new postings were loaded from (``store.load_csv_folder``), read for
-    their terms; None when they have none."""
+    """Fold the postings staged in ``new_postings`` (``store.load_csv_folder``'s source of
+    them; None when the files have none) into ``lex_terms``: all of it (``changed`` None,
+    a full build, ``lex_docs`` loaded), or, in the buckets of the changed files, the lists
+    that held a posting of theirs (``forget_postings``) or get one now. Each such list is
+    rebuilt from its postings of other files and the new ones, so the result holds the
+    postings a full build gives. No table keeps the postings one row each: lists hold
+    them all, and a table of 9.6 M rows on the monorepo benchmark cost ~0.7 s of its cold
+    build and 59 MB of its index (docs/decisions/0034-postings-only-in-term-lists.md)."""
     if changed is None:
         con.execute("DELETE FROM lex_terms")
-        con.execute("INSERT INTO lex_terms " + TERM_LISTS_SQL.format(where=""))
+        if new_postings is not None:
+            rows = _staged_postings(new_postings)
+            con.execute("INSERT INTO lex_terms " + _LISTED.format(rows=rows))
         return
+    paths = [list(changed)]
     if new_postings is not None:
-        # Staged one row per document, its terms a list separated by spaces (document_rows).
+        staged = _staged_postings(new_postings, f"WHERE file IN {_CHANGED}")
+        con.execute(f"CREATE OR REPLACE TEMP TABLE lex_new AS {staged}", paths)
+    else:
         con.execute(
-            "INSERT INTO lex_touched SELECT DISTINCT unnest(string_split(terms, ' ')) AS term "
-            f"FROM {new_postings}"
+            "CREATE OR REPLACE TEMP TABLE lex_new "
+            "(term VARCHAR, bucket SMALLINT, sid BIGINT, wtf FLOAT)"
         )
     buckets = f"(SELECT DISTINCT {_BUCKET_SQL} FROM (SELECT unnest(?::VARCHAR[]) AS path))"
     con.execute(
-        f"DELETE FROM lex_terms WHERE term IN (SELECT term FROM lex_touched) AND bucket IN {buckets}",
-        [list(changed)],
+        f"""
+        CREATE OR REPLACE TEMP TABLE lex_redo AS
+        SELECT term, bucket, syms, wtfs FROM lex_terms
+        WHERE bucket IN {buckets}
+          AND (list_has_any(syms, (SELECT coalesce(list(sid), []) FROM lex_gone))
+               OR term IN (SELECT term FROM lex_new))
+        """,
+        paths,
     )
     con.execute(
-        "INSERT INTO lex_terms "
-        + TERM_LISTS_SQL.format(
-            where=f"WHERE p.term IN (SELECT DISTINCT term FROM lex_touched) AND b.bucket IN {buckets}"
-        ),
-        [list(changed)],
+        "DELETE FROM lex_terms USING lex_redo r "
+        "WHERE lex_terms.term = r.term AND lex_terms.bucket = r.bucket"
     )
-    con.execute("DROP TABLE lex_touched")
+    kept = """
+        SELECT term, bucket, sid, wtf
+        FROM (SELECT term, bucket, unnest(syms) AS sid, unnest(wtfs) AS wtf FROM lex_redo)
+        WHERE sid NOT IN (SELECT sid FROM lex_gone)
+        UNION ALL
+        SELECT term, bucket, sid, wtf FROM lex_new
+    """
+    con.execute("INSERT INTO lex_terms " + _LISTED.format(rows=kept))
+    for table in ("lex_new", "lex_redo", "lex_gone"):
+        con.execute(f"DROP TABLE {table}")

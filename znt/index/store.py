@@ -28,7 +28,7 @@ from znt.errors import Busy, IndexCorrupt, IndexIncompatible, IndexMissing
 if TYPE_CHECKING:
     import duckdb
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 # ``edges.resolution`` of an edge that left the project graph: the callee is unknown (or a
 # local variable's method, or one of several candidates).
@@ -122,13 +122,9 @@ TABLES: dict[str, tuple[tuple[str, str], ...]] = {
         ("type", "VARCHAR"),
         ("kind", "VARCHAR"),
     ),
-    "lex_postings": (
-        ("file", "VARCHAR"),
-        ("sid", "BIGINT"),
-        ("term", "VARCHAR"),
-        ("wtf", "FLOAT"),
-    ),
-    # Derived from lex_postings after each scan (lexical.refresh_terms): what queries read.
+    # Each term's postings, as lists per bucket of files: built from the staged postings
+    # (``STAGED_COLUMNS["lex_postings"]``) by lexical.refresh_terms; what queries read.
+    # ``lex_postings`` is a view of it, one row per posting (``LEX_POSTINGS_SQL``).
     "lex_terms": (
         ("term", "VARCHAR"),
         ("bucket", "SMALLINT"),
@@ -164,12 +160,20 @@ FILE_TABLES = (
     "imports",
     "import_candidates",
     "lex_docs",
+    "embed_docs",
+)
+# What a file's ``rows_digest`` covers, in its order: the rows its parse worker stages for
+# each per-file table but ``files`` (whose row holds the digest), and its staged postings,
+# which are folded into ``lex_terms`` rather than stored as they are.
+ROW_DIGEST_TABLES = (
+    "symbols",
+    "refs",
+    "imports",
+    "import_candidates",
+    "lex_docs",
     "lex_postings",
     "embed_docs",
 )
-# The per-file tables whose rows a file's ``rows_digest`` covers, in its order: all but
-# ``files``, whose row holds the digest.
-ROW_DIGEST_TABLES = FILE_TABLES[1:]
 _ROW_DIGEST_HEX = 24  # 12 bytes of BLAKE2b per table
 
 
@@ -504,6 +508,21 @@ NODES_SQL = """
     FROM externals
 """
 
+# Every posting of ``lex_terms`` as a row, with its document's file: what a per-posting
+# table held until schema 8 (docs/decisions/0034-postings-only-in-term-lists.md), for SQL
+# and the export. Nothing of a scan or a search reads it.
+LEX_POSTINGS_COLUMNS = (
+    ("file", "VARCHAR"),
+    ("sid", "BIGINT"),
+    ("term", "VARCHAR"),
+    ("wtf", "FLOAT"),
+)
+LEX_POSTINGS_SQL = """
+    SELECT d.file, t.sid, t.term, t.wtf
+    FROM (SELECT term, unnest(syms) AS sid, unnest(wtfs) AS wtf FROM lex_terms) t
+    JOIN lex_docs d USING (sid)
+"""
+
 
 def create_schema(con: duckdb.DuckDBPyConnection) -> None:
     con.execute("CREATE TABLE IF NOT EXISTS meta (key VARCHAR PRIMARY KEY, value VARCHAR)")
@@ -512,6 +531,7 @@ def create_schema(con: duckdb.DuckDBPyConnection) -> None:
         con.execute(f"CREATE TABLE IF NOT EXISTS {table} ({body})")
     con.execute(f"CREATE OR REPLACE VIEW externals AS {EXTERNALS_SQL}")
     con.execute(f"CREATE OR REPLACE VIEW nodes AS {NODES_SQL}")
+    con.execute(f"CREATE OR REPLACE VIEW lex_postings AS {LEX_POSTINGS_SQL}")
     set_meta(con, {"schema_version": str(SCHEMA_VERSION)})
 
 
@@ -680,25 +700,18 @@ SEARCH_CARD_SQL = (
     "'language', language)::VARCHAR"
 )
 
-# Tables whose rows the parse workers stage with fewer columns than the table has, and how a
-# load completes them. Columns that other columns determine are not written, hashed and
-# parsed again once per row (on the monorepo benchmark they were 55% of the staged CSV):
-# * a symbol's card (324 of a row's 730 bytes) is built by the load (``SEARCH_CARD_SQL``);
-# * a posting's file (800 of 1,450 MB) is taken from the file's staged ``lex_docs`` rows, one
-#   per symbol with postings, which share the posting's ``sid``.
+# Rows the parse workers stage in other columns than a table's, and how a load completes
+# them. Columns that other columns determine are not written, hashed and parsed again once
+# per row (on the monorepo benchmark they were 55% of the staged CSV): a symbol's card (324
+# of a row's 730 bytes) is built by the load (``SEARCH_CARD_SQL``). Postings are no table:
+# one row per document, its terms and their weights as two lists separated by spaces in the
+# same order (lexical.document_rows), which lexical.refresh_terms folds into ``lex_terms``.
 STAGED_COLUMNS: dict[str, tuple[tuple[str, str], ...]] = {
     "symbols": TABLES["symbols"][:-1],
-    # One row per document: its terms and their weights, two lists separated by spaces in
-    # the same order (lexical.document_rows), unnested side by side by the load.
     "lex_postings": (("sid", "BIGINT"), ("terms", "VARCHAR"), ("wtfs", "VARCHAR")),
 }
 _STAGED_LOAD = {
     "symbols": f"SELECT *, {SEARCH_CARD_SQL} FROM {{source}}",
-    "lex_postings": (
-        "SELECT d.file, p.sid, unnest(string_split(p.terms, ' ')) AS term, "
-        "unnest(string_split(p.wtfs, ' ')::FLOAT[]) AS wtf FROM {source} p "
-        "JOIN (SELECT file, sid FROM {lex_docs}) d ON d.sid = p.sid"
-    ),
 }
 
 
@@ -709,7 +722,7 @@ def staged_rows(folder: Path, table: str) -> str | None:
     parts = sorted(str(p) for p in folder.glob(f"{table}-*.csv") if p.stat().st_size)
     if not parts:
         return None
-    columns = ", ".join(f"'{n}': '{t}'" for n, t in STAGED_COLUMNS.get(table, TABLES[table]))
+    columns = ", ".join(f"'{n}': '{t}'" for n, t in STAGED_COLUMNS.get(table) or TABLES[table])
     listed = ", ".join("'" + p.replace("'", "''") + "'" for p in parts)
     return (
         f"read_csv([{listed}], header = false, delim = ',', auto_detect = false, "
@@ -726,7 +739,8 @@ def load_csv_folder(
     """Insert every ``<table>-*.csv`` of ``folder`` into its table (but the tables in
     ``skip``: a rescan's tables whose rows the changed files left as they were); the
     ``staged_rows`` source of each table loaded, for a caller that reads them again (in
-    its staged columns, ``STAGED_COLUMNS``).
+    its staged columns, ``STAGED_COLUMNS``), and of the staged postings, which are not
+    loaded here but folded into ``lex_terms`` (lexical.refresh_terms) unless skipped.
 
     ``parallel`` (a full build): two tables load at a time, each through a cursor of its
     own, largest first. A load is mostly one thread's work (the CSV parse of a table's one
@@ -742,11 +756,11 @@ def load_csv_folder(
         if source is None:
             continue
         select = _STAGED_LOAD.get(table, "SELECT * FROM {source}")
-        docs = staged_rows(folder, "lex_docs") if "{lex_docs}" in select else ""
-        if docs is None:
-            raise RuntimeError(f"{folder}: {table} rows staged without lex_docs rows")
-        statements[table] = f"INSERT INTO {table} " + select.format(source=source, lex_docs=docs)
+        statements[table] = f"INSERT INTO {table} " + select.format(source=source)
         sources[table] = source
+    postings = None if "lex_postings" in skip else staged_rows(folder, "lex_postings")
+    if postings is not None:
+        sources["lex_postings"] = postings
     if not parallel:
         for sql in statements.values():
             con.execute(sql)

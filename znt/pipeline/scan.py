@@ -753,8 +753,8 @@ class Scanner:
         con = store.connect(building, read_only=False, temp_dir=rows / "duckdb-spill")
         try:
             store.create_schema(con)
-            store.load_csv_folder(con, rows, parallel=True)
-            lexical.refresh_terms(con)
+            loaded = store.load_csv_folder(con, rows, parallel=True)
+            lexical.refresh_terms(con, new_postings=loaded.get("lex_postings"))
             self.progress("building_graph", 1, 1)
             rebuild_edges(con)
             store.create_indexes(con)
@@ -830,8 +830,8 @@ class Scanner:
                     [changed],
                 )
             if "lex_postings" not in same:
-                lexical.delete_postings(con, changed)
-            store.delete_files(con, changed, skip=same | {"lex_postings"})
+                lexical.forget_postings(con, changed)
+            store.delete_files(con, changed, skip=same)
             loaded = store.load_csv_folder(con, rows, skip=same)
             if "lex_postings" not in same:
                 lexical.refresh_terms(con, changed, new_postings=loaded.get("lex_postings"))
