@@ -565,33 +565,31 @@ def refresh_terms(
             "(term VARCHAR, bucket SMALLINT, sid BIGINT, wtf FLOAT)"
         )
     buckets = f"(SELECT DISTINCT {_BUCKET_SQL} FROM (SELECT unnest(?::VARCHAR[]) AS path))"
-    # The lists holding a removed document are found by unnesting the changed buckets'
-    # lists and joining the removed keys: ``list_has_any`` against the list of those keys
-    # hashed that list again for every row, which made a 400-file rescan of sympy spend
-    # 27 s here.
+    # The changed buckets' lists are read once, with their row ids; those holding a removed
+    # document are found by unnesting them and joining the removed keys (``list_has_any``
+    # against the list of those keys hashed that list again for every row: a 400-file
+    # rescan of sympy spent 27 s here), and are deleted by row id, not by a join of the
+    # whole table on (term, bucket).
     con.execute(
-        f"""
+        "CREATE OR REPLACE TEMP TABLE lex_bucket AS "
+        f"SELECT rowid AS rid, term, bucket, syms, wtfs FROM lex_terms WHERE bucket IN {buckets}",
+        paths,
+    )
+    con.execute(
+        """
         CREATE OR REPLACE TEMP TABLE lex_redo AS
         WITH held AS (
-            SELECT DISTINCT u.term, u.bucket
-            FROM (
-                SELECT term, bucket, unnest(syms) AS sid FROM lex_terms
-                WHERE bucket IN {buckets}
-            ) u
+            SELECT DISTINCT u.rid
+            FROM (SELECT rid, unnest(syms) AS sid FROM lex_bucket) u
             SEMI JOIN lex_gone g ON g.sid = u.sid
             UNION
-            SELECT DISTINCT term, bucket FROM lex_new
+            SELECT b.rid FROM lex_bucket b
+            SEMI JOIN lex_new n ON n.term = b.term AND n.bucket = b.bucket
         )
-        SELECT t.term, t.bucket, t.syms, t.wtfs
-        FROM lex_terms t SEMI JOIN held h ON h.term = t.term AND h.bucket = t.bucket
-        WHERE t.bucket IN {buckets}
-        """,
-        paths + paths,
+        SELECT b.* FROM lex_bucket b SEMI JOIN held h ON h.rid = b.rid
+        """
     )
-    con.execute(
-        "DELETE FROM lex_terms USING lex_redo r "
-        "WHERE lex_terms.term = r.term AND lex_terms.bucket = r.bucket"
-    )
+    con.execute("DELETE FROM lex_terms WHERE rowid IN (SELECT rid FROM lex_redo)")
     kept = """
         SELECT term, bucket, sid, wtf
         FROM (SELECT term, bucket, unnest(syms) AS sid, unnest(wtfs) AS wtf FROM lex_redo)
@@ -600,5 +598,5 @@ def refresh_terms(
         SELECT term, bucket, sid, wtf FROM lex_new
     """
     con.execute("INSERT INTO lex_terms " + _LISTED.format(rows=kept))
-    for table in ("lex_new", "lex_redo", "lex_gone"):
+    for table in ("lex_new", "lex_bucket", "lex_redo", "lex_gone"):
         con.execute(f"DROP TABLE {table}")
