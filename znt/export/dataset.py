@@ -252,7 +252,7 @@ def _derived_views(con: Any) -> None:
 
     con.execute(f"CREATE VIEW externals AS {EXTERNALS_SQL}")
     con.execute(f"CREATE VIEW nodes AS {NODES_SQL}")
-    con.execute(f"CREATE VIEW lex_terms AS {TERM_LISTS_SQL.format(where='')}")
+    con.execute(f"CREATE VIEW lex_terms AS {TERM_LISTS_SQL}")
 
 
 @dataclass(frozen=True)

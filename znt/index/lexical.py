@@ -493,16 +493,16 @@ FILE_BUCKETS_SQL = f"SELECT path AS file, {_BUCKET_SQL} AS bucket FROM files"
 # aggregation builds side by side): a ranking sums them by symbol, and sorting them, or the
 # rows, was 1.0 of the monorepo's 1.8 s build (docs/benchmarks/scan.md, fifteenth session).
 # Two builds of one index hold the same postings in each list, not always in the same order.
-# This one reads postings one row each (an exported dataset's ``lex_postings``,
-# znt/export/dataset.py); a scan folds the staged rows in (``refresh_terms``).
-TERM_LISTS_SQL = (
-    """
-    SELECT p.term, b.bucket, count(*)::INTEGER AS df, list(p.sid) AS syms, list(p.wtf) AS wtfs
-    FROM lex_postings p JOIN ("""
-    + FILE_BUCKETS_SQL
-    + """) b ON b.file = p.file {where}
-    GROUP BY p.term, b.bucket
-"""
+# ``_LISTED``: ``lex_terms``' rows from (term, bucket, sid, wtf) rows (``{rows}``, a query).
+# A scan lists the staged postings with it (``refresh_terms``); ``TERM_LISTS_SQL`` lists
+# postings stored one row each (an exported dataset's ``lex_postings``, znt/export/dataset.py).
+_LISTED = (
+    "SELECT term, bucket, count(*)::INTEGER AS df, list(sid) AS syms, list(wtf) AS wtfs "
+    "FROM ({rows}) GROUP BY term, bucket"
+)
+TERM_LISTS_SQL = _LISTED.format(
+    rows="SELECT p.term, b.bucket, p.sid, p.wtf FROM lex_postings p "
+    f"JOIN ({FILE_BUCKETS_SQL}) b ON b.file = p.file"
 )
 
 
@@ -510,8 +510,9 @@ def _staged_postings(source: str, docs_where: str = "") -> str:
     """(term, bucket, sid, wtf) rows of the postings staged in ``source`` (one row per
     document, store.STAGED_COLUMNS), each document's file, hence bucket, found by its
     ``sid`` in ``lex_docs`` (those of ``docs_where``), which the scan has loaded already."""
-    # Documents meet their files before their terms are unnested: a join of the 9.6 M
-    # postings of the monorepo benchmark took 2.2 s and ~800 MB against 1.3 s.
+    # Documents meet their files before their terms are unnested: joining the 9.6 M
+    # postings of the monorepo benchmark instead took 2.0-2.4 s against 1.5-1.8 s, at a
+    # peak ~520 MB higher.
     return f"""
         SELECT unnest(string_split(p.terms, ' ')) AS term, d.bucket, p.sid,
                unnest(string_split(p.wtfs, ' ')::FLOAT[]) AS wtf
@@ -521,10 +522,6 @@ def _staged_postings(source: str, docs_where: str = "") -> str:
     """
 
 
-_LISTED = (
-    "SELECT term, bucket, count(*)::INTEGER AS df, list(sid), list(wtf) "
-    "FROM ({rows}) GROUP BY term, bucket"
-)
 _CHANGED = "(SELECT unnest(?::VARCHAR[]))"
 
 

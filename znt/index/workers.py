@@ -70,13 +70,14 @@ GC_FIRST_THRESHOLD = 50_000
 def _quiet_collector() -> None:
     """Make the cyclic garbage collector cheap in a worker. A parse allocates millions of
     short-lived objects (nodes, tuples, terms) that reference counting frees, and keeps
-    caches that grow to hundreds of thousands of objects (``lexical._SOURCE_TERMS``, ``_IDENT_TERMS``); with
-    Python's thresholds the collector ran ~5,800 times on half of the monorepo benchmark's
-    files, 44 of them full collections that walked every cached object again: 2.1 of 30.6 s,
-    7% of the worker's CPU (0.6 of 8.7 s on half of sympy). What is inherited from the
-    scanner is frozen (never walked; nor are its pages copied by the collector writing to
-    them), and the first generation waits for ``GC_FIRST_THRESHOLD`` objects: 9
-    collections, 0.19 s. Cycles are still collected, later: a worker's garbage stays bounded."""
+    caches that grow to hundreds of thousands of objects (``lexical._SOURCE_TERMS``,
+    ``_IDENT_TERMS``); with Python's thresholds the collector ran ~5,800 times on half of
+    the monorepo benchmark's files, 44 of them full collections that walked every cached
+    object again: 2.1 of 30.6 s, 7% of the worker's CPU (0.6 of 8.7 s on half of sympy).
+    What is inherited from the scanner is frozen (never walked; nor are its pages copied by
+    the collector writing to them), and the first generation waits for
+    ``GC_FIRST_THRESHOLD`` objects: 9 collections, 0.19 s. Cycles are still collected,
+    later: a worker's garbage stays bounded."""
     gc.freeze()
     _gen0, gen1, gen2 = gc.get_threshold()
     gc.set_threshold(GC_FIRST_THRESHOLD, max(gen1, 20), max(gen2, 100))
